@@ -1,0 +1,9 @@
+"""Exhaustive isomorph-free enumeration of instance classes (``mptsearch enumerate``).
+
+- :mod:`.canon`: canonical form of an instance up to relabelling chunks.
+- :mod:`.generate`: compiled orderly generator of families of requests, each class member once.
+- :mod:`.genbg`: optional backend shelling out to nauty's ``genbg``.
+- :mod:`.evaluate`: batch evaluation (OPT_free, OPT_glob, heuristics) with certified pruning.
+- :mod:`.store`: SQLite store, one atomic commit per piece; resume and merge.
+- :mod:`.run`: the driver (shards, joblib, Dask).
+"""
