@@ -30,15 +30,14 @@ def ratio_record() -> Instance:
 
 
 def leave_one_out(n: int) -> Instance:
-    """L_n: n requests on n chunks, request i holds every chunk but i (L_1 is one chunk).
+    """L_n: n requests on n chunks, request i holds every chunk but i.
 
     OPT_free(L_n) = minimum external path length of a binary tree with n leaves; a global
-    order and level-wise greedy both pay (n-1) + n(n-1)/2.
+    order and level-wise greedy both pay (n-1) + n(n-1)/2. (L_1 would be one empty request,
+    of cost 0, which is not an instance: n >= 2.)
     """
-    if n < 1:
-        raise InstanceError("leave_one_out needs n >= 1")
-    if n == 1:
-        return from_lists([[0]])
+    if n < 2:
+        raise InstanceError("leave_one_out needs n >= 2 (L_1 is a single empty request)")
     return from_lists([[x for x in range(n) if x != i] for i in range(n)])
 
 

@@ -1,0 +1,79 @@
+"""Slow, obviously correct twins of the fast paths (plain Python, no numba, no bitset tricks).
+
+Each follows the definition in SPEC.md as literally as possible; the tests compare the
+compiled solvers with these on many random instances.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations
+
+
+def naive_opt_free(requests, weights) -> int:
+    """OPT_free = sum_i w(R_i) - M(all), M by the recurrence of Theorem 1 over frozensets."""
+    reqs = [frozenset(r) for r in requests]
+    total = sum(weights[x] for r in reqs for x in r)
+
+    @lru_cache(maxsize=None)
+    def M(B: frozenset) -> int:
+        if len(B) == 1:
+            return 0
+        inter = frozenset.intersection(*(reqs[i] for i in B))
+        items = sorted(B)
+        first, rest = items[0], items[1:]
+        best = 0
+        for r in range(0, len(rest)):
+            for extra in combinations(rest, r):
+                B1 = frozenset((first,) + extra)
+                best = max(best, M(B1) + M(B - B1))
+        return sum(weights[x] for x in inter) + best
+
+    return total - M(frozenset(range(len(reqs))))
+
+
+def naive_opt_glob(requests, weights) -> int:
+    """OPT_glob by the chunk-subset DP with explicit sets: G(P + c) = min G(P) + w(c) *
+    #distinct{R_i ∩ P : c in R_i}."""
+    reqs = [frozenset(r) for r in requests]
+    chunks = sorted(set().union(*reqs))
+    G = {frozenset(): 0}
+    for size in range(1, len(chunks) + 1):
+        for P in combinations(chunks, size):
+            P = frozenset(P)
+            best = None
+            for c in P:
+                prev = P - {c}
+                distinct = {r & prev for r in reqs if c in r}
+                v = G[prev] + weights[c] * len(distinct)
+                best = v if best is None or v < best else best
+            G[P] = best
+    return G[frozenset(chunks)]
+
+
+def naive_trie_cost(layout, weights) -> int:
+    """Count distinct nonempty prefixes of the sequences, weighted by their last chunk."""
+    prefixes = {tuple(seq[:k]) for seq in layout for k in range(1, len(seq) + 1)}
+    return sum(weights[p[-1]] for p in prefixes)
+
+
+def naive_mst_lower_bound(requests, weights) -> int:
+    """sum_i w(R_i) - maximum spanning tree by Kruskal over all pairs."""
+    reqs = [frozenset(r) for r in requests]
+    m = len(reqs)
+    edges = sorted(((sum(weights[x] for x in reqs[i] & reqs[j]), i, j)
+                    for i in range(m) for j in range(i + 1, m)), reverse=True)
+    parent = list(range(m))
+
+    def find(a):
+        while parent[a] != a:
+            a = parent[a]
+        return a
+
+    tree = 0
+    for w, i, j in edges:
+        a, b = find(i), find(j)
+        if a != b:
+            parent[a] = b
+            tree += w
+    return sum(weights[x] for r in reqs for x in r) - tree

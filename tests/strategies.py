@@ -1,0 +1,19 @@
+"""Hypothesis strategies for random MPT instances."""
+
+from hypothesis import strategies as st
+
+from mptsearch.instance import from_lists
+
+
+@st.composite
+def instances(draw, max_n=7, max_m=7, max_weight=9, max_k=None):
+    """A random instance: m distinct nonempty requests on n chunks, weights 1..max_weight."""
+    n = draw(st.integers(1, max_n))
+    k_hi = n if max_k is None else min(n, max_k)
+    req = st.frozensets(st.integers(0, n - 1), min_size=1, max_size=k_hi)
+    reqs = draw(st.lists(req, min_size=1, max_size=max_m, unique=True))
+    used = sorted(set().union(*reqs))
+    weights = {x: draw(st.integers(1, max_weight)) for x in used}
+    # a random production order per request
+    orders = [draw(st.permutations(sorted(r))) for r in reqs]
+    return from_lists([list(o) for o in orders], weights)

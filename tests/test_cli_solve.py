@@ -1,0 +1,87 @@
+"""`mptsearch solve`: output, JSON keys, and one-line errors with exit code 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mptsearch.cli import main
+
+
+def run(args, capsys, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        import io
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_json_has_the_documented_keys(capsys):
+    code, out, err = run(["solve", "0145 0236 1236 1245 1345 1456 2346 2356", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    for key in ("n", "m", "opt_free", "opt_glob", "greedy", "agglomerative", "lower_bound",
+                "production", "layout", "order"):
+        assert key in data
+    assert (data["opt_free"], data["opt_glob"]) == (14, 21)
+    assert len(data["layout"]) == 8 and sorted(data["layout"][0]) == [0, 1, 4, 5]
+    assert sorted(data["order"]) == list(range(7))
+
+
+def test_solve_table_and_skip(capsys):
+    code, out, _ = run(["solve", "012 013 023 123", "--skip", "opt_glob"], capsys)
+    assert code == 0 and "opt_free" in out and "8" in out
+    assert "opt_glob" not in out
+
+
+def test_slow_methods_are_skipped_with_the_reason(capsys):
+    code, out, _ = run(["solve", "01 12 23 34", "--max-free-m", "3", "--max-glob-n", "2", "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["opt_free"] is None and "exceeds --max-free-m 3" in data["skipped"]["opt_free"]
+    assert "exceeds --max-glob-n 2" in data["skipped"]["opt_glob"]
+    assert data["layout_method"] in ("agglomerative", "greedy")
+
+
+def test_stdin_and_file(capsys, monkeypatch, tmp_path):
+    code, out, _ = run(["solve", "-", "--json"], capsys, stdin='{"requests": [[0,1],[1,2]], "weights": [1,5,1]}',
+                       monkeypatch=monkeypatch)
+    assert code == 0 and json.loads(out)["opt_free"] == 7
+    p = tmp_path / "i.json"
+    p.write_text('{"requests": [["a","b"],["b","c"]]}')
+    code, out, _ = run(["solve", str(p), "--json"], capsys)
+    assert code == 0 and json.loads(out)["layout"] == [["b", "a"], ["b", "c"]]
+
+
+@pytest.mark.parametrize("arg", [
+    '{"requests": [[0,1],[1,',
+    '{"requests": [[0],[]]}',
+    '{"requests": [[0,1]], "weights": [1]}',
+    '{"requests": [[0,1]], "weights": [1, -2]}',
+    '{"requests": [[0,1,1]]}',
+    "missing/file.json",
+])
+def test_bad_input_exit_2_one_line(arg, capsys):
+    code, out, err = run(["solve", arg], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("mptsearch: error: ")
+    assert "Traceback" not in err
+
+
+def test_duplicate_requests_note(capsys):
+    code, out, err = run(["solve", "01 10 12", "--json"], capsys)
+    assert code == 0 and "merged" in err and json.loads(out)["m"] == 2
+
+
+def test_console_script_end_to_end():
+    """The installed entry point: a real process, a traceback would show on stderr."""
+    ok = subprocess.run([sys.executable, "-m", "mptsearch", "solve", "012 013 023 123", "--json"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["opt_glob"] == 9
+    bad = subprocess.run([sys.executable, "-m", "mptsearch", "solve", '{"requests": [[0,"a"]]}'],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "Traceback" not in bad.stderr
+    opt = subprocess.run([sys.executable, "-m", "mptsearch", "solve", "--no-such-option"],
+                         capture_output=True, text=True)
+    assert opt.returncode == 2 and opt.stderr.strip().count("\n") == 0
