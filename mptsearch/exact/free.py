@@ -146,3 +146,23 @@ def opt_free(inst: Instance, *, kernel: str = "auto", max_memory: int | None = N
     h = Hierarchy(m, children, int(root))
     best = int(M[full])
     return FreeResult(total - best, best, h, h.layout(inst), M.dtype.name)
+
+
+def solve_table(wI: np.ndarray, *, kernel: str = "auto") -> np.ndarray:
+    """The recurrence of Theorem 1 on an arbitrary nonnegative table over subsets.
+
+    ``M[B] = wI[B] + max over splits of M[B1] + M[B2]``, ``M[single] = 0``. With
+    ``wI[B] = [w(I(B)) >= t]`` it gives the most internal nodes of weight >= t any hierarchy
+    can have (the per-threshold form of the 1/2 guarantee). The caller picks a dtype wide
+    enough for the sums (the total of wI over any chain of splits).
+    """
+    wI = np.ascontiguousarray(wI)
+    size = wI.shape[0]
+    m = size.bit_length() - 1
+    if size != 1 << m or m > MAX_M:
+        raise InstanceError(f"a subset table must have 2^m entries with m <= {MAX_M}, got {size}")
+    if wI.dtype not in (np.int16, np.int32, np.int64) or (size and wI.min() < 0):
+        raise InstanceError("a subset table must hold nonnegative int16, int32 or int64 values")
+    M = np.zeros_like(wI)
+    _run_dp(wI, M, m, kernel)
+    return M

@@ -1,0 +1,36 @@
+"""Run every experiment at its default size, then rebuild results/README.md.
+
+    python -m experiments            # default sizes (about 15 minutes on 2 cores)
+    python -m experiments --full     # the paper's sizes
+    python -m experiments --only leave_one_out dp_speed
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+
+EXPERIMENTS = ["leave_one_out", "half_approx", "rag_shaped", "mst_slack", "c1p_bound", "dp_speed"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--full", action="store_true")
+    p.add_argument("--only", nargs="*", default=None, choices=EXPERIMENTS)
+    args = p.parse_args()
+    for name in args.only or EXPERIMENTS:
+        t = time.perf_counter()
+        mod = importlib.import_module(f"experiments.{name}")
+        flags = ["--full"] if args.full else []
+        sys.argv = [f"experiments/{name}.py"] + flags  # recorded as the experiment's own command
+        mod.main(flags)
+        print(f"{name}: {time.perf_counter() - t:.1f} s", flush=True)
+    from . import report
+    report.main()
+    print("wrote results/README.md")
+
+
+if __name__ == "__main__":
+    main()
