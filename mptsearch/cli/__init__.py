@@ -18,6 +18,7 @@ __all__ = ["main", "run", "cli", "fail"]
 
 # name -> (module under mptsearch.cli, attribute, one-line help)
 _COMMANDS: dict[str, tuple[str, str, str]] = {
+    "anneal": ("anneal", "anneal", "Simulated annealing for OPT_glob/OPT_free ratios and agglomerative shortfall."),
     "layout": ("serving", "layout", "Lay out a retrieval trace's prompts; compare with production order."),
     "simulate": ("serving", "simulate", "Serve a laid-out trace against an LRU prefix cache of C tokens."),
     "trace": ("serving", "trace", "Build the FanOutQA x Wikipedia BM25 retrieval trace (extra 'trace')."),

@@ -1,0 +1,136 @@
+"""Certificates for annealing finds, recomputed with the public solvers, and their JSON record.
+
+The annealer's values come from value-only kernels; a find is only reported after the public
+:func:`~mptsearch.exact.free.opt_free`, :func:`~mptsearch.exact.glob.opt_glob` (or
+:func:`~mptsearch.heuristics.agglomerative.agglomerative`) have recomputed it and the
+certificate has been checked against the ground truth :func:`~mptsearch.trie.trie_cost` /
+:func:`~mptsearch.trie.order_cost`. Ratio finds are stored in canonical form
+(:func:`mptsearch.enumerate.canon.canonical_form`), so equal finds from different runs
+compare equal; shortfall finds keep the request order they were evaluated in, because the
+deterministic "first" tie-breaking of agglomerative clustering depends on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+from fractions import Fraction
+
+from ..instance import compact
+
+__all__ = ["CertificateError", "certify", "run_record", "git_commit", "environment"]
+
+
+class CertificateError(RuntimeError):
+    """The public solvers disagree with the kernel's value or a certificate fails its check."""
+
+
+def git_commit() -> str | None:
+    """The git commit of the source tree, with ``+dirty`` when it has local changes."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=here,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (sha + ("+dirty" if dirty else "")) if sha else None
+
+
+def environment() -> dict:
+    """Version, commit and machine, written first in every result file."""
+    from .. import __version__
+    import numba
+    import numpy
+
+    return {"version": __version__, "git_commit": git_commit(), "python": platform.python_version(),
+            "numba": numba.__version__, "numpy": numpy.__version__, "machine": platform.machine(),
+            "processor": platform.processor(), "cpus": os.cpu_count(),
+            "load_average": [round(v, 2) for v in os.getloadavg()]}
+
+
+def _labels(inst, seqs):
+    return [[inst.labels[x] for x in s] for s in seqs]
+
+
+def certify(inst, objective: str, num: int, den: int) -> dict:
+    """Recompute a find with the public solvers, check its certificate, return it as a dict.
+
+    Parameters
+    ----------
+    inst : Instance
+        The find, in the kernel's request order.
+    objective : {"ratio", "shortfall"}
+    num, den : int
+        The kernel's objective as a fraction (OPT_glob/OPT_free or optimal/agglomerative
+        savings).
+
+    Raises
+    ------
+    CertificateError
+        When a recomputed value differs from the kernel's, or a layout/order does not cost
+        what it should on the prefix trie.
+    """
+    from ..enumerate.canon import canonical_form
+    from ..exact.free import opt_free
+    from ..exact.glob import opt_glob
+    from ..trie import order_cost, trie_cost
+
+    canon = canonical_form(inst)
+    out = {"objective": objective, "canonical": compact(canon), "n": canon.n, "m": canon.m,
+           "weights": [int(v) for v in canon.weights]}
+    if objective == "ratio":
+        free, glob = opt_free(canon), opt_glob(canon)
+        if trie_cost(canon, free.layout) != free.value:
+            raise CertificateError("the optimal free layout does not cost OPT_free on the trie")
+        if order_cost(canon, glob.order) != glob.value:
+            raise CertificateError("the optimal global order does not cost OPT_glob on the trie")
+        if glob.value * den != free.value * num:
+            raise CertificateError(f"kernel ratio {num}/{den} but public solvers give {glob.value}/{free.value}")
+        out.update(instance=compact(canon), value=glob.value / free.value,
+                   fraction=str(Fraction(glob.value, free.value)), opt_free=free.value,
+                   opt_glob=glob.value, free_layout=_labels(canon, free.layout),
+                   free_hierarchy=free.hierarchy.nested(), glob_order=[canon.labels[x] for x in glob.order])
+        return out
+    from ..heuristics.agglomerative import agglomerative
+
+    free = opt_free(inst)
+    agg = agglomerative(inst, tie_break="first")
+    if trie_cost(inst, free.layout) != free.value:
+        raise CertificateError("the optimal free layout does not cost OPT_free on the trie")
+    if free.savings * den != agg.savings * num:
+        raise CertificateError(f"kernel shortfall {num}/{den} but public solvers give {free.savings}/{agg.savings}")
+    value = free.savings / agg.savings if agg.savings else (1.0 if free.savings == 0 else float("inf"))
+    canon_agg = agglomerative(canon, tie_break="first").savings
+    out.update(instance=compact(inst), instance_weights={str(lab): int(w) for lab, w in zip(inst.labels, inst.weights)},
+               value=value, fraction=f"{free.savings}/{agg.savings}", optimal_savings=free.savings,
+               agglomerative_savings=agg.savings, opt_free=free.value, agglomerative_cost=agg.cost,
+               free_layout=_labels(inst, free.layout), free_hierarchy=free.hierarchy.nested(),
+               agglomerative_hierarchy=agg.hierarchy.nested(),
+               canonical_agglomerative_savings=canon_agg)
+    return out
+
+
+def run_record(run, certificate: dict, settings: dict) -> dict:
+    """The JSON record of an annealing run: environment and settings first, then the find."""
+    rec = {"environment": environment(), "settings": settings, "seed": run.seed,
+           "evaluations": run.evaluations, "steps": run.steps, "seconds": round(run.seconds, 3),
+           "evaluations_per_second": round(run.evaluations / max(run.seconds, 1e-9)),
+           "restarts_started": run.restarts_started, "restarts_finished": run.restarts_finished,
+           "best_restart": run.restart, "stopped": run.stopped,
+           "half_bound_violations": run.violations,
+           "violation_instances": [compact(v) for v in run.violation_instances],
+           "history": [[round(t, 3), v] for t, v in run.history], "best": certificate}
+    return rec
+
+
+def write_json(path: str, record: dict) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(record, fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, path)
