@@ -11,7 +11,7 @@ from mptsearch.families import leave_one_out, min_external_path_length, random_i
 from mptsearch.heuristics.agglomerative import agglomerative
 from mptsearch.heuristics.greedy import greedy
 from mptsearch.instance import InstanceError, from_compact
-from mptsearch.trie import production_cost, trie_cost
+from mptsearch.trie import order_cost, production_cost, trie_cost
 
 from .naive import naive_mst_lower_bound
 from .strategies import instances
@@ -20,14 +20,21 @@ from .strategies import instances
 @settings(max_examples=400)
 @given(instances(max_n=8, max_m=8))
 def test_sandwich(inst):
-    """lower bound <= OPT_free <= agglomerative, greedy; OPT_free <= OPT_glob <= production."""
+    """lower bound <= OPT_free <= agglomerative, greedy, production; OPT_free <= OPT_glob <= the
+    cost of any global order.
+
+    Not OPT_glob <= production: production keeps each request's own order, which need not be
+    induced by one priority and can beat every global order (e.g. ``0 1 12 021 02`` with
+    requests in the orders given: production 5, OPT_glob 6; see test_production_can_beat_opt_glob).
+    """
     free = opt_free(inst).value
     glob = opt_glob(inst).value
     lb = mst_lower_bound(inst)
     agg = agglomerative(inst)
     gr = greedy(inst)
     assert lb <= free <= agg.cost and free <= gr.cost
-    assert free <= glob <= production_cost(inst)
+    assert free <= production_cost(inst)
+    assert free <= glob <= min(order_cost(inst, list(range(inst.n))), order_cost(inst, list(range(inst.n))[::-1]))
     assert trie_cost(inst, agg.layout) == agg.cost
     assert agg.cost <= inst.total_weight() - agg.savings == agg.hierarchy.cost(inst)
     assert lb == naive_mst_lower_bound(inst.orders, {x: int(w) for x, w in enumerate(inst.weights)})
@@ -103,3 +110,12 @@ def test_c1p_bound_on_random_interval_instances():
         line = list(range(m))
         assert is_c1p_order(inst, line)
         assert opt_free(inst).value <= balanced_hierarchy(inst, line).cost(inst) <= c1p_bound(inst, line)
+
+
+def test_production_can_beat_opt_glob():
+    """A production layout is a free layout, not a global order: it can cost less than OPT_glob."""
+    from mptsearch.instance import from_lists
+    inst = from_lists([[0], [1], [1, 2], [0, 2, 1], [0, 2]])
+    assert production_cost(inst) == 5
+    assert opt_glob(inst).value == 6
+    assert opt_free(inst).value == 5
