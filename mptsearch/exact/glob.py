@@ -42,14 +42,17 @@ class GlobResult:
 def _glob_dp(chunk_sets, weights, n, m, G):
     """Fill G[P] for every chunk subset P (G[0] = 0). ``chunk_sets[c]`` is S_c over requests."""
     full_req = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
-    # classes[d, :ncls[d]]: the partition (request bitmasks) of the subset visited at depth d;
-    # reps[d]: one representative request per class (its lowest-index request).
+    # classes[d, :ncls[d]]: the classes of two or more requests of the subset visited at depth
+    # d (request bitmasks); singles[d]: the requests alone in their class, which never split
+    # again, so that refining only touches the classes that still can.
     classes = np.zeros((n + 1, m), dtype=np.uint64)
     ncls = np.zeros(n + 1, dtype=np.int64)
-    reps = np.zeros(n + 1, dtype=np.uint64)
-    classes[0, 0] = full_req
-    ncls[0] = 1
-    reps[0] = np.uint64(1)
+    singles = np.zeros(n + 1, dtype=np.uint64)
+    if m == 1:
+        singles[0] = full_req
+    else:
+        classes[0, 0] = full_req
+        ncls[0] = 1
     G[0] = 0
     size = np.int64(1) << np.int64(n)
     for P in range(1, size):
@@ -57,21 +60,21 @@ def _glob_dp(chunk_sets, weights, n, m, G):
         d = popcount(P)
         s0 = chunk_sets[c0]
         k = 0
+        single = singles[d - 1]
         rep = np.uint64(0)
         for j in range(ncls[d - 1]):
             K = classes[d - 1, j]
-            a = K & s0
-            b = K & ~s0
-            if a:
-                classes[d, k] = a
-                k += 1
-                rep |= a & (~a + np.uint64(1))
-            if b:
-                classes[d, k] = b
-                k += 1
-                rep |= b & (~b + np.uint64(1))
+            for part in (K & s0, K & ~s0):
+                if part:
+                    if part & (part - np.uint64(1)):
+                        classes[d, k] = part
+                        k += 1
+                        rep |= part & (~part + np.uint64(1))  # one representative: its lowest request
+                    else:
+                        single |= part
         ncls[d] = k
-        reps[d] = rep
+        singles[d] = single
+        rep |= single
         best = np.int64(1) << np.int64(62)
         rest = P
         while rest:
