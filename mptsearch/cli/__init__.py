@@ -23,6 +23,9 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("serving", "simulate", "Serve a laid-out trace against an LRU prefix cache of C tokens."),
     "trace": ("serving", "trace", "Build the FanOutQA x Wikipedia BM25 retrieval trace (extra 'trace')."),
     "solve": ("solve", "solve", "Solve one instance exactly and with every heuristic and bound."),
+    "verify": ("verify", "verify", "Verify OPT_free/OPT_glob by independent methods, recheck witnesses and claims."),
+    "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),
+    "hardness": ("verify", "hardness", "Graph -> k=2 instance: check cost = tau(G) + |E| by vertex-cover solvers."),
 }
 
 
