@@ -1,0 +1,307 @@
+"""Isomorph-free generation of families of requests on n chunks (orderly generation).
+
+A *class* is: a universe of n chunks, allowed request sizes k in [klo, khi], and a number of
+requests m in [mlo, mhi]; its members are the families of m distinct requests, up to
+relabelling chunks (chunks in no request are allowed, as in OEIS A000612 / A000665).
+
+Method (Read-Faradzev orderly generation). The allowed requests are numbered by increasing
+bitmask (colex order), and a family is its characteristic vector over that numbering, read
+from the first request. A family is *canonical* when no relabelling gives a
+lexicographically larger vector. Removing the last request of a canonical family leaves a
+canonical family (Read's lemma), so every canonical family is reached exactly once by adding
+to a canonical family one request numbered after all of its own and keeping the result when
+it is canonical: a depth-first tree whose subtrees are independent pieces of work.
+
+The canonicity test is a backtracking search over sigma = pi^-1 that fixes sigma(0),
+sigma(1), ... in turn. Requests with top chunk j form a contiguous block of the colex order,
+so once sigma(0..j) is fixed the image of that block is known and compared with the family's
+own block: larger proves the family is not canonical, smaller prunes the branch. With s the
+least request size in the family, a canonical family holds {0..s-1} and sigma must map
+{0..s-1} onto one of its s-requests, which replaces the first s free choices (n!/(n-s)!
+branches) by m * s! ones.
+
+All kernels are compiled with numba and take only arrays and scalars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+from numba import njit
+
+from .._bits import ctz, popcount
+from ..instance import InstanceError
+
+__all__ = ["EnumClass", "allowed_requests", "split_pieces", "generate_piece", "count_class",
+           "iter_families", "MAX_N"]
+
+MAX_N = 10  # 2^n-bit membership sets and n! relabellings; far beyond exhaustive reach anyway
+
+
+@dataclass(frozen=True)
+class EnumClass:
+    """A class of instances: n chunks, request sizes klo..khi, mlo..mhi distinct requests."""
+
+    n: int
+    klo: int
+    khi: int
+    mlo: int
+    mhi: int
+
+    def __post_init__(self):
+        n, klo, khi, mlo, mhi = self.n, self.klo, self.khi, self.mlo, self.mhi
+        if not 0 <= n <= MAX_N:
+            raise InstanceError(f"the universe must have 0..{MAX_N} chunks, got {n}")
+        if not 1 <= klo <= khi or (n > 0 and khi > n):
+            raise InstanceError(f"request sizes {klo}..{khi} do not fit a universe of {n} chunks")
+        if not 0 <= mlo <= mhi:
+            raise InstanceError(f"request counts {mlo}..{mhi} are not a range of m >= 0")
+        cap = self.n_requests
+        if mlo > cap:
+            raise InstanceError(f"only {cap} distinct requests of sizes {klo}..{khi} exist on {n} "
+                                f"chunks, asked for m >= {mlo}")
+        if mhi > 64:
+            raise InstanceError(f"at most 64 requests per family are supported, asked for {mhi}")
+
+    @property
+    def n_requests(self) -> int:
+        """Number of allowed requests (sets of chunks of an allowed size)."""
+        return sum(comb(self.n, k) for k in range(self.klo, min(self.khi, self.n) + 1))
+
+    @property
+    def m_top(self) -> int:
+        """The largest m that occurs: mhi capped by the number of allowed requests."""
+        return min(self.mhi, self.n_requests)
+
+    def describe(self) -> str:
+        k = f"k={self.klo}" if self.klo == self.khi else f"k={self.klo}..{self.khi}"
+        m = f"m={self.mlo}" if self.mlo == self.mhi else f"m={self.mlo}..{self.m_top}"
+        return f"n={self.n} {k} {m}"
+
+
+def allowed_requests(cls: EnumClass) -> np.ndarray:
+    """The allowed requests as chunk bitmasks in increasing (colex) order, int64."""
+    return np.array([r for r in range(1, 1 << cls.n) if cls.klo <= bin(r).count("1") <= cls.khi],
+                    dtype=np.int64)
+
+
+def _tables(cls: EnumClass):
+    E = allowed_requests(cls)
+    n = cls.n
+    lo = np.zeros(max(n, 1), dtype=np.int64)
+    hi = np.zeros(max(n, 1), dtype=np.int64)
+    for j in range(n):
+        lo[j] = np.searchsorted(E, 1 << j)
+        hi[j] = np.searchsorted(E, 1 << (j + 1))
+    nw = max(1, (1 << n) >> 6)
+    return E, lo, hi, nw
+
+
+# ---- compiled kernels -------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _has(member, r):
+    return (member[r >> 6] >> (r & 63)) & 1
+
+
+@njit(cache=True)
+def _is_canonical(fam, nf, member, n, E, blk_lo, blk_hi, sigma, cand):
+    """True when no relabelling makes the family's characteristic vector larger."""
+    if nf == 0:
+        return True
+    s = n + 1
+    szmask = 0
+    for a in range(nf):
+        c = popcount(fam[a])
+        szmask |= 1 << c
+        if c < s:
+            s = c
+    if _has(member, (1 << s) - 1) == 0:
+        return False
+    full = (1 << n) - 1
+    for a in range(nf):
+        A = fam[a]
+        if popcount(A) != s:
+            continue
+        j = 0
+        cand[0] = -1
+        used = 0
+        while True:
+            allowed = (A if j < s else full) & ~used
+            v = cand[j] + 1
+            while v < n and ((allowed >> v) & 1) == 0:
+                v += 1
+            if v >= n:
+                if j == 0:
+                    break
+                j -= 1
+                used ^= 1 << sigma[j]
+                continue
+            cand[j] = v
+            sigma[j] = v
+            worse = False
+            if j >= s:
+                for t in range(blk_lo[j], blk_hi[j]):
+                    B = E[t]
+                    if ((szmask >> popcount(B)) & 1) == 0:
+                        continue
+                    img = 0
+                    b = B
+                    while b:
+                        img |= 1 << sigma[ctz(b)]
+                        b &= b - 1
+                    f = _has(member, B)
+                    g = _has(member, img)
+                    if f != g:
+                        if g:
+                            return False  # a relabelling with a larger vector
+                        worse = True
+                        break
+            if worse or j == n - 1:
+                continue
+            used |= 1 << v
+            j += 1
+            cand[j] = -1
+    return True
+
+
+@njit(cache=True)
+def _generate(prefix, mlo, mhi, n, E, blk_lo, blk_hi, nw, emit_root, store, out, outm, counts):
+    """Depth-first orderly generation of the subtree below the canonical family ``prefix``
+    (request numbers, increasing). Families with mlo <= m <= mhi are counted in counts[m]
+    and, when ``store``, written to out[row, :m] (masks) and outm[row] = m; ``out`` grows by
+    doubling. Returns (out, outm, rows)."""
+    NE = E.shape[0]
+    member = np.zeros(nw, dtype=np.int64)
+    fam = np.zeros(max(mhi, 1) + 1, dtype=np.int64)
+    idx = np.zeros(max(mhi, 1) + 1, dtype=np.int64)
+    nxt = np.zeros(max(mhi, 1) + 2, dtype=np.int64)
+    sigma = np.zeros(max(n, 1), dtype=np.int64)
+    cand = np.zeros(max(n, 1) + 1, dtype=np.int64)
+    p = prefix.shape[0]
+    for d in range(p):
+        idx[d] = prefix[d]
+        fam[d] = E[prefix[d]]
+        member[fam[d] >> 6] |= np.int64(1) << (fam[d] & 63)
+    rows = 0
+    d = p
+    if emit_root and mlo <= d <= mhi:
+        counts[d] += 1
+        if store:
+            for a in range(d):
+                out[rows, a] = fam[a]
+            outm[rows] = d
+            rows += 1
+    nxt[d] = idx[d - 1] + 1 if d > 0 else 0
+    while True:
+        # a family with d requests can reach mlo only if enough requests remain after it
+        if d == mhi or nxt[d] >= NE or NE - nxt[d] < mlo - d:
+            if d == p:
+                break
+            d -= 1
+            e = fam[d]
+            member[e >> 6] ^= np.int64(1) << (e & 63)
+            continue
+        t = nxt[d]
+        nxt[d] = t + 1
+        e = E[t]
+        member[e >> 6] |= np.int64(1) << (e & 63)
+        fam[d] = e
+        idx[d] = t
+        if _is_canonical(fam, d + 1, member, n, E, blk_lo, blk_hi, sigma, cand):
+            d += 1
+            nxt[d] = t + 1
+            if d >= mlo:
+                counts[d] += 1
+                if store:
+                    if rows == out.shape[0]:
+                        bigger = np.zeros((2 * rows + 16, out.shape[1]), dtype=np.int64)
+                        bigger[:rows] = out[:rows]
+                        out = bigger
+                        biggerm = np.zeros(2 * rows + 16, dtype=np.int64)
+                        biggerm[:rows] = outm[:rows]
+                        outm = biggerm
+                    for a in range(d):
+                        out[rows, a] = fam[a]
+                    outm[rows] = d
+                    rows += 1
+        else:
+            member[e >> 6] ^= np.int64(1) << (e & 63)
+    return out, outm, rows
+
+
+# ---- public functions -----------------------------------------------------------------------
+
+def _run(cls: EnumClass, prefix, mlo: int, mhi: int, emit_root: bool, store: bool):
+    E, lo, hi, nw = _tables(cls)
+    counts = np.zeros(max(mhi, 0) + 2, dtype=np.int64)
+    width = max(mhi, 1)
+    out = np.zeros((1024 if store else 1, width), dtype=np.int64)
+    outm = np.zeros(out.shape[0], dtype=np.int64)
+    if cls.n == 0:
+        if mlo <= 0 <= mhi and emit_root:
+            counts[0] += 1
+            outm[0] = 0
+            return out[:1], outm[:1], counts
+        return out[:0], outm[:0], counts
+    out, outm, rows = _generate(np.asarray(prefix, dtype=np.int64), mlo, mhi, cls.n, E, lo, hi,
+                                nw, emit_root, store, out, outm, counts)
+    return out[:rows], outm[:rows], counts
+
+
+def split_pieces(cls: EnumClass, min_pieces: int = 256):
+    """Split the generation tree of ``cls`` into independent pieces, deterministically.
+
+    The split depth p is the least depth with at least ``min_pieces`` canonical families (or
+    the class's largest m). Returns ``(p, prefixes)``: piece 0 holds the members with fewer
+    than p requests, piece i >= 1 the subtree below ``prefixes[i-1]`` (request numbers) with
+    its root. The split depends on the class only, never on the number of workers.
+    """
+    top = cls.m_top
+    p = 0
+    prefixes = np.zeros((1, 0), dtype=np.int64)
+    while p < top:
+        p += 1
+        fams, ms, _ = _run(cls, [], p, p, False, True)
+        E = allowed_requests(cls)
+        index = {int(r): i for i, r in enumerate(E)}
+        prefixes = np.array([[index[int(r)] for r in row[:p]] for row in fams], dtype=np.int64)
+        if len(prefixes) >= min_pieces:
+            break
+    return p, prefixes
+
+
+def generate_piece(cls: EnumClass, p: int, prefix, piece: int):
+    """The members of piece ``piece`` (see :func:`split_pieces`) as ``(masks, ms)``:
+    ``masks[i, :ms[i]]`` are the request bitmasks of member i in generation order.
+    ``prefix`` is ``prefixes[piece - 1]`` (ignored for piece 0)."""
+    if piece == 0:
+        hi = min(cls.mhi, p - 1)
+        if hi < cls.mlo:
+            return np.zeros((0, max(cls.mhi, 1)), dtype=np.int64), np.zeros(0, dtype=np.int64)
+        masks, ms, _ = _run(cls, [], cls.mlo, hi, True, True)
+        return masks, ms
+    masks, ms, _ = _run(cls, prefix, cls.mlo, cls.mhi, True, True)
+    return masks, ms
+
+
+def count_class(cls: EnumClass) -> np.ndarray:
+    """Number of members of ``cls`` for each m (index m of the returned int64 array).
+
+    Notes
+    -----
+    Orderly generation visits every canonical family with at most mhi requests once; each
+    visit tests at most (number of allowed requests) children, each test a pruned search
+    over relabellings (worst case n!, in practice a few hundred steps).
+    """
+    _, _, counts = _run(cls, [], cls.mlo, cls.mhi, True, False)
+    return counts[: cls.mhi + 1]
+
+
+def iter_families(cls: EnumClass):
+    """Every member of ``cls`` once, as a tuple of request bitmasks (small classes)."""
+    masks, ms, _ = _run(cls, [], cls.mlo, cls.mhi, True, True)
+    for row, m in zip(masks, ms):
+        yield tuple(int(r) for r in row[:m])

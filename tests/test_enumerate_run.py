@@ -1,0 +1,107 @@
+"""Driver: shards and merge, resume after SIGKILL, Dask LocalCluster, the CLI's exit codes."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mptsearch.cli import main
+from mptsearch.enumerate.generate import EnumClass
+from mptsearch.enumerate.run import run_enumeration
+from mptsearch.enumerate.store import StoreError, merge_stores
+
+CLS = EnumClass(6, 3, 3, 2, 9)
+
+
+def _key(res):
+    return {m: {k: v for k, v in t.items()} for m, t in res.by_m.items()}, sorted(h[1:] for h in res.hits)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ref")
+    return run_enumeration(CLS, d / "all.sqlite", prop="gap", min_pieces=40)
+
+
+def test_shards_merge_to_the_whole(tmp_path, reference):
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"s{i}.sqlite"
+        run_enumeration(CLS, p, prop="gap", shard=(i, 3), min_pieces=40)
+        paths.append(p)
+    with pytest.raises(StoreError, match="shard\\(s\\) 2/3 missing"):
+        merge_stores(paths[:2], tmp_path / "bad.sqlite")
+    merged = merge_stores(paths, tmp_path / "merged.sqlite")
+    from mptsearch.enumerate.store import totals
+    assert totals(merged.summaries()) == reference.by_m
+    assert sorted(h[1:] for h in merged.hits()) == sorted(h[1:] for h in reference.hits)
+    assert [reference.by_m[m]["count"] for m in range(2, 10)] == [3, 7, 21, 43, 94, 161, 249, 312]
+
+
+def test_incomplete_shard_is_refused(tmp_path):
+    paths = []
+    for i in range(2):
+        p = tmp_path / f"s{i}.sqlite"
+        run_enumeration(CLS, p, prop="gap", shard=(i, 2), min_pieces=40, max_pieces=3 if i else None)
+        paths.append(p)
+    with pytest.raises(StoreError, match="shard 1/2 .* incomplete"):
+        merge_stores(paths, tmp_path / "m.sqlite")
+    assert main(["merge", str(paths[0]), str(paths[1]), "--out", str(tmp_path / "m2.sqlite")]) == 2
+
+
+def test_sigkill_and_resume(tmp_path):
+    store = tmp_path / "k.sqlite"
+    cmd = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.exit(main(sys.argv[1:]))",
+           "enumerate", "--chunks", "7", "--k", "4", "--requests", "8", "--property", "ratio",
+           "--ratio", "3/2", "--no-progress", "--store", str(store)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = 0
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        if store.exists():
+            try:
+                with sqlite3.connect(str(store)) as c:
+                    done = c.execute("SELECT COUNT(*) FROM pieces").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if done >= 20:
+                break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert done >= 1
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    resumed = run_enumeration(EnumClass(7, 4, 4, 8, 8), store, prop="ratio", threshold="3/2")
+    fresh = run_enumeration(EnumClass(7, 4, 4, 8, 8), tmp_path / "fresh.sqlite", prop="ratio",
+                            threshold="3/2")
+    assert resumed.complete and resumed.pieces_run == 0
+    assert _key(resumed) == _key(fresh)
+    assert fresh.by_m[8]["count"] == 5557 and fresh.by_m[8]["hits"] == 1
+
+
+def test_dask_local_cluster_matches_local(tmp_path, reference):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        res = run_enumeration(CLS, tmp_path / "dask.sqlite", prop="gap", min_pieces=40,
+                              scheduler=cluster.scheduler_address)
+    assert _key(res) == _key(reference)
+
+
+@pytest.mark.parametrize("argv", [
+    ["enumerate", "--chunks", "4", "--k", "5"],
+    ["enumerate", "--chunks", "4", "--k", "x"],
+    ["enumerate", "--chunks", "4", "--requests", "9-3"],
+    ["enumerate", "--chunks", "4", "--shard", "3/2"],
+    ["enumerate", "--chunks", "11"],
+    ["enumerate", "--chunks", "4", "--k", "2", "--requests", "7"],
+    ["merge", "/nonexistent.sqlite", "--out", "/tmp/x.sqlite"],
+])
+def test_bad_input_exits_2(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("mptsearch: error:") and "\n" not in err
