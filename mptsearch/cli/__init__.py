@@ -22,6 +22,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "layout": ("serving", "layout", "Lay out a retrieval trace's prompts; compare with production order."),
     "simulate": ("serving", "simulate", "Serve a laid-out trace against an LRU prefix cache of C tokens."),
     "trace": ("serving", "trace", "Build the FanOutQA x Wikipedia BM25 retrieval trace (extra 'trace')."),
+    "enumerate": ("enumerate", "enumerate_cmd", "Exhaustive isomorph-free enumeration of a class of instances."),
+    "merge": ("enumerate", "merge_cmd", "Merge the shard stores of one enumeration run."),
     "solve": ("solve", "solve", "Solve one instance exactly and with every heuristic and bound."),
     "verify": ("verify", "verify", "Verify OPT_free/OPT_glob by independent methods, recheck witnesses and claims."),
     "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),
