@@ -26,7 +26,8 @@ def _range(text: str, what: str) -> tuple[int, int]:
 @click.command("anneal")
 @click.option("--objective", type=click.Choice(["ratio", "shortfall"]), default="ratio", show_default=True,
               help="ratio = OPT_glob/OPT_free; shortfall = optimal savings / agglomerative savings.")
-@click.option("--k", "k_text", default="4", show_default=True, metavar="K|LO-HI", help="Request size or range.")
+@click.option("--k", "k_text", default=None, metavar="K|LO-HI",
+              help="Request size or range  [default: 4 for ratio, 2-4 for shortfall]")
 @click.option("--chunks", type=int, default=7, show_default=True, help="Chunks in the universe (n).")
 @click.option("--requests", "m_text", default=None, metavar="M|LO-HI",
               help="Number of requests or range  [default: 3-10, capped by the distinct requests that exist]")
@@ -58,6 +59,7 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
     from ..search.certificate import CertificateError, certify, run_record, write_json
     from ..search.parallel import anneal as run_anneal
 
+    k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
     weights = _range(w_text or ("1" if objective == "ratio" else "1-9"), "--weights")
     probe = AnnealConfig(n=chunks, k=k, m=(1, 1))
@@ -109,7 +111,7 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
         return 1
     write_json(out, run_record(run, cert, settings))
 
-    click.echo(f"stopped by {run.stopped} after {run.seconds:.1f} s: {run.evaluations:,} evaluations "
+    click.echo(f"stopped ({run.stopped}) after {run.seconds:.1f} s: {run.evaluations:,} evaluations "
                f"({run.evaluations / max(run.seconds, 1e-9):,.0f}/s), {run.restarts_started} restarts")
     click.echo(f"best      {cert['instance']}")
     if objective == "ratio":
