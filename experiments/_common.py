@@ -59,7 +59,7 @@ class Run:
         self.meta = {"experiment": name, "config": config, "seed": seed,
                      "version": mptsearch.__version__, "git_commit": git_commit(),
                      "machine": machine(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                     "command": "python -m experiments." + name + " " + " ".join(sys.argv[1:])}
+                     "command": _command(name)}
         self.write_json("meta.json", self.meta)
 
     def write_json(self, fname: str, data) -> Path:
@@ -98,6 +98,14 @@ class Run:
         self.write_json("summary.json", {"experiment": self.name, "claims": claims,
                                          "seconds_total": round(time.perf_counter() - self.t0, 3),
                                          "timings": self.timings})
+
+
+def _command(name: str) -> str:
+    """How this run was started: the script's own module (not the result folder's name)."""
+    script = Path(sys.argv[0]).stem if sys.argv and sys.argv[0].endswith(".py") else name
+    if script == "__main__":
+        script = name
+    return " ".join(["python -m experiments." + script] + sys.argv[1:]).strip()
 
 
 def _jsonable(obj):
