@@ -48,6 +48,8 @@ def solve(instance, as_json, skip, max_free_m, max_glob_n):
             click.echo(f"{meth:<14}{'skipped':>12}  {out['skipped'][meth]}")
         elif out[meth] is not None:
             click.echo(f"{meth:<14}{out[meth]:>12}{out['seconds'].get(meth, 0):>12.4f}")
+    if "kernel_load" in out["seconds"]:
+        click.echo(f"(compiled kernels loaded in {out['seconds']['kernel_load']:.2f} s, not counted above)")
     if out["ratio"] is not None:
         click.echo(f"OPT_glob / OPT_free = {out['opt_glob']}/{out['opt_free']} = {out['ratio']:.4f}")
     if out["layout"] is not None and inst.m <= 40:
