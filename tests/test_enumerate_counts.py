@@ -89,11 +89,13 @@ def test_a000665_n7():
     assert int(count_class(EnumClass(7, 3, 3, 0, 35)).sum()) == 7013320
 
 
+@pytest.mark.slow
 def test_genbg_cross_check():
     from mptsearch.enumerate.genbg import genbg_families, genbg_path
     if genbg_path() is None:
         pytest.skip("nauty's genbg is not on PATH (opt-in cross-check: apt-get install nauty)")
-    for cls in (EnumClass(5, 1, 5, 0, 31), EnumClass(6, 3, 3, 0, 20), EnumClass(7, 4, 4, 0, 7)):
+    # genbg is slow on dense mixed-size classes (-z is checked late), so n=5 stops at m=9
+    for cls in (EnumClass(5, 1, 5, 0, 9), EnumClass(6, 3, 3, 0, 20), EnumClass(7, 4, 4, 0, 7)):
         for m in range(cls.mlo, cls.m_top + 1):
             theirs = {family_key(f, cls.n)[0] for f in genbg_families(cls, m)}
             ours = [family_key(f, cls.n)[0] for f in iter_families(EnumClass(cls.n, cls.klo, cls.khi, m, m))]
