@@ -75,7 +75,7 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, s
     except (ValueError, ZeroDivisionError):
         fail(f"threshold must be a number or a fraction, got {ratio if prop == 'ratio' else shortfall!r}")
     try:
-        cls = EnumClass(chunks, klo, min(khi, max(chunks, 1)), mlo, mhi)
+        cls = EnumClass(chunks, klo, khi, mlo, mhi)
     except InstanceError as exc:
         fail(str(exc))
     if jobs < 1:
