@@ -15,8 +15,8 @@ import time
 # Default run (about 10 minutes on 2 cores). The searches that feed C1 and C9 (annealing
 # table, exhaustive enumeration) and the serving side (C10-C12) are longer and run on their
 # own: python -m experiments.anneal_table, mptsearch enumerate ..., python -m experiments.serving.
-EXPERIMENTS = ["leave_one_out", "half_approx", "rag_shaped", "mst_slack", "c1p_bound", "dp_speed",
-               "verify_campaigns", "ratios"]
+EXPERIMENTS = ["minimal_gaps", "leave_one_out", "half_approx", "rag_shaped", "mst_slack", "c1p_bound",
+               "dp_speed", "verify_campaigns", "ratios"]
 
 
 def main():
