@@ -126,15 +126,7 @@ def main():
             # cache heatmap (k=10 only) and schedule comparison, agglomerative layout
             if k == 10:
                 agg = s.orders["agglomerative"]
-                t0 = time.perf_counter()
-                ws = [tr.size if W is None else W for W in HEAT_W]
-                table = window_capacity_table(w, agg, ws, HEAT_C)
-                timings[f"heatmap_{arrival}"] = round(time.perf_counter() - t0, 2)
-                _write_csv(f"heatmap_{arrival}.csv", ["W \\ capacity (x largest request)"] +
-                           ["inf" if c is None else c for c in HEAT_C],
-                           [["all" if W is None else W] + [round(100 * v, 2) for v in row]
-                            for W, row in zip(HEAT_W, table)])
-                _plot(table, arrival, tr.size)
+                table = _heatmap(tr, agg, arrival, timings)
                 md += [f"excess over the unbounded optimum (%), agglomerative layout, window-sorted, "
                        f"arrival {arrival}: see heatmap_{arrival}.csv", ""]
                 for cf in (1, 4, 16, None):
@@ -217,19 +209,24 @@ def heatmaps_only():
     shuffled = given.subset(list(rng.permutation(given.size)))
     timings = {}
     for arrival, tr in (("given", given), ("shuffled", shuffled)):
-        w = tr.instance.weights
         agg = line_orders(tr, agglomerative(tr.instance).layout)
-        t0 = time.perf_counter()
-        ws = [tr.size if W is None else W for W in HEAT_W]
-        table = window_capacity_table(w, agg, ws, HEAT_C)
-        timings[f"heatmap_{arrival}"] = round(time.perf_counter() - t0, 2)
-        _write_csv(f"heatmap_{arrival}.csv", ["W \\ capacity (x largest request)"] +
-                   ["inf" if c is None else c for c in HEAT_C],
-                   [["all" if W is None else W] + [round(100 * v, 2) for v in row]
-                    for W, row in zip(HEAT_W, table)])
-        _plot(table, arrival, tr.size)
+        _heatmap(tr, agg, arrival, timings)
         print(arrival, open(os.path.join(OUT, f"heatmap_{arrival}.csv")).read())
     print(timings)
+
+
+def _heatmap(tr, agg, arrival, timings):
+    """The W x capacity table of excess over the unbounded optimum: CSV, PNG, and the table."""
+    t0 = time.perf_counter()
+    ws = [tr.size if W is None else W for W in HEAT_W]
+    table = window_capacity_table(tr.instance.weights, agg, ws, HEAT_C)
+    timings[f"heatmap_{arrival}"] = round(time.perf_counter() - t0, 2)
+    _write_csv(f"heatmap_{arrival}.csv", ["W \\ capacity (x largest request)"] +
+               ["inf" if c is None else c for c in HEAT_C],
+               [["all" if W is None else W] + [round(100 * v, 2) for v in row]
+                for W, row in zip(HEAT_W, table)])
+    _plot(table, arrival, tr.size)
+    return table
 
 
 def _plot(table, arrival, m):
