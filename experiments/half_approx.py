@@ -26,6 +26,8 @@ def threshold_counts(node_weights, thresholds):
 def main(argv=None):
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--instances", type=int, default=3000)
+    p.add_argument("--anneal-steps", type=int, default=4_000_000,
+                   help="step budget of the annealed search for the worst shortfall")
     args = p.parse_args(argv)
     from mptsearch.exact.free import opt_free, savings_table, solve_table
     from mptsearch.families import random_instance
@@ -76,7 +78,10 @@ def main(argv=None):
            "worst_tie_break_savings": agglomerative(witness, tie_break="worst").savings,
            "best_tie_break_savings": agglomerative(witness, tie_break="best").savings,
            "first_tie_break_savings": agglomerative(witness, tie_break="first").savings}
+    with run.timed("annealed_shortfall"):
+        annealed = _annealed_shortfall(args.seed, args.anneal_steps)
     data = {"violations": {k: len(v) for k, v in violations.items()}, "witness": wit,
+            "annealed_shortfall": annealed,
             "worst_random_shortfall": worst,
             "shortfall_quantiles": {q: float(np.quantile(shortfalls, q)) for q in (0.5, 0.9, 0.99, 1.0)},
             "examples": {k: v[:5] for k, v in violations.items()}}
@@ -91,10 +96,42 @@ def main(argv=None):
          "agree": (wit["worst_tie_break_savings"], wit["opt_savings"]) == (1, 2)},
         {"claim": "C4", "what": "worst shortfall SAV*/SAV(agg) on these random instances (not annealed)",
          "paper": "annealed worst 1.83", "ours": round(worst["shortfall"], 4), "agree": worst["shortfall"] <= 2,
-         "detail": "random sampling, not a search; the annealed figure is in results/anneal"},
+         "detail": "random sampling, not a search; the annealed search is the next row"},
+        {"claim": "C4", "what": f"annealed worst shortfall SAV*/SAV(agg), deterministic tie-breaking "
+                                f"({annealed['evaluations']:,} instances evaluated)",
+         "paper": "1.83 (proven bound 2)",
+         "ours": f"{annealed['shortfall']} = {annealed['value']:.4f} on {annealed['instance']} "
+                 f"(weights {annealed['weights']}); {annealed['violations']} below half",
+         "agree": annealed["violations"] == 0,
+         "detail": "the search reaches the proven bound 2 exactly, through ties of common weight that the "
+                   "deterministic rule breaks the unlucky way; the paper's 1.83 is below what adversarial "
+                   "ties allow, not a contradiction of the bound"},
     ]
     run.finish(claims)
     return claims
+
+
+def _annealed_shortfall(seed: int, steps: int) -> dict:
+    """Anneal for the worst shortfall (k 2-4 on 7 chunks, m 3-10, weights 1-9), with every
+    evaluated instance checked against the 1/2 bound, and re-certify the find with the public
+    solvers (the kernel's request order is kept: "first" tie-breaking depends on it)."""
+    from fractions import Fraction
+
+    from mptsearch.exact.free import opt_free
+    from mptsearch.heuristics.agglomerative import agglomerative
+    from mptsearch.instance import compact
+    from mptsearch.search.anneal import AnnealConfig
+    from mptsearch.search.parallel import anneal
+
+    config = AnnealConfig(n=7, k=(2, 4), m=(3, 10), weights=(1, 9), objective="shortfall", check=True)
+    res = anneal(config, seed=seed, steps=steps, time_limit=None, jobs=1)
+    inst = res.instance
+    opt, agg = opt_free(inst).savings, agglomerative(inst, tie_break="first").savings
+    assert Fraction(opt, agg) == Fraction(res.num, res.den)
+    return {"shortfall": str(Fraction(opt, agg)), "value": opt / agg, "instance": compact(inst, inst.orders),
+            "weights": [int(w) for w in inst.weights], "opt_savings": opt, "agg_savings": agg,
+            "evaluations": res.evaluations, "violations": res.violations, "steps": steps,
+            "config": {"n": 7, "k": [2, 4], "m": [3, 10], "weights": [1, 9]}}
 
 
 if __name__ == "__main__":
