@@ -1,6 +1,6 @@
 """Run every experiment at its default size, then rebuild results/README.md.
 
-    python -m experiments            # default sizes (about 15 minutes on 2 cores)
+    python -m experiments            # default sizes (about 3 minutes on a quiet 2-core machine)
     python -m experiments --full     # the paper's sizes
     python -m experiments --only leave_one_out dp_speed
 """
@@ -12,7 +12,7 @@ import importlib
 import sys
 import time
 
-# Default run (about 10 minutes on 2 cores). The searches that feed C1 and C9 (annealing
+# Default run (about 3 minutes on a quiet 2-core machine). The searches that feed C1 and C9 (annealing
 # table, exhaustive enumeration) and the serving side (C10-C12) are longer and run on their
 # own: python -m experiments.anneal_table, mptsearch enumerate ..., python -m experiments.serving.
 EXPERIMENTS = ["minimal_gaps", "leave_one_out", "half_approx", "rag_shaped", "mst_slack", "c1p_bound",
