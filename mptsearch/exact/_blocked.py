@@ -175,22 +175,8 @@ def _finish_row(wI, M, h, L):
 @njit(cache=True)
 def _row_zero(wI, M, L):
     """Row h = 0, the subsets of the low L requests: the plain recurrence on 2^L entries."""
-    for B in range(1, 1 << L):
-        low = B & -B
-        if B == low:
-            M[B] = 0
-            continue
-        best = M[0] * 0
-        rest = B ^ low
-        sub = (rest - 1) & rest
-        while True:
-            v = M[low | sub] + M[B ^ (low | sub)]
-            if v > best:
-                best = v
-            if sub == 0:
-                break
-            sub = (sub - 1) & rest
-        M[B] = wI[B] + best
+    size = 1 << L
+    _dp_plain(wI[:size], M[:size])
 
 
 @njit(cache=True)
