@@ -13,25 +13,15 @@ import csv
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import mptsearch
+from mptsearch.provenance import git_commit
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
-
-
-def git_commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-        return out.stdout.strip() + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def machine() -> dict:
@@ -57,7 +47,7 @@ class Run:
         self.t0 = time.perf_counter()
         self.timings: dict[str, float] = {}
         self.meta = {"experiment": name, "config": config, "seed": seed,
-                     "version": mptsearch.__version__, "git_commit": git_commit(),
+                     "version": mptsearch.__version__, "git_commit": git_commit() or "unknown",
                      "machine": machine(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                      "command": _command(name)}
         self.write_json("meta.json", self.meta)

@@ -20,7 +20,7 @@ from mptsearch.enumerate.canon import canonical_form
 from mptsearch.exact.free import opt_free
 from mptsearch.exact.glob import opt_glob
 from mptsearch.instance import compact, from_lists
-from mptsearch.search.certificate import environment
+from mptsearch.provenance import environment
 from mptsearch.trie import order_cost, trie_cost
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "results", "anneal")

