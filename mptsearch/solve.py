@@ -16,6 +16,7 @@ __all__ = ["Summary", "solve", "METHODS", "DEFAULT_MAX_FREE_M", "DEFAULT_MAX_GLO
 METHODS = ("opt_free", "opt_glob", "agglomerative", "greedy", "production", "lower_bound")
 DEFAULT_MAX_FREE_M = 25
 DEFAULT_MAX_GLOB_N = 26
+_kernels_loaded = False  # set by the first solve() that runs OPT_free
 
 
 @dataclass
@@ -86,11 +87,15 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
             s.skipped["opt_free"] = f"m={inst.m} requests exceeds --max-free-m {max_free_m} (O(3^m) time)"
         else:
             from .exact.free import opt_free
-            from .families import random_instance
-            # Load the compiled kernels first, so that the timing is the solve's own.
-            t0 = time.perf_counter()
-            opt_free(random_instance(n=12, m=min(max(inst.m, 2), 10), k=3, seed=0))
-            s.seconds["kernel_load"] = time.perf_counter() - t0
+            global _kernels_loaded
+            if not _kernels_loaded:
+                # Load the compiled kernels once per process, so that timings are the solve's own.
+                from .families import random_instance
+                t0 = time.perf_counter()
+                opt_free(random_instance(n=12, m=10, k=3, seed=0))
+                opt_free(random_instance(n=12, m=4, k=3, seed=0))
+                s.seconds["kernel_load"] = time.perf_counter() - t0
+                _kernels_loaded = True
             r = timed("opt_free", lambda: opt_free(inst))
             if r is not None:
                 s.values["opt_free"] = r.value
