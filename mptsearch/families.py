@@ -226,8 +226,9 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, max_free_
         fam = sunflowers_orbits(cores, k)
         inst = fam.instance()
         layout, free_method = sunflowers_layout(inst, cores), "explicit layout: core first, then the petal"
-        lower = cores * cores * (k - 1) - 2 * (cores - 1)
-        lower_src = "docs/theta_k.md, Lemma 5 (hierarchy count)"
+        if k >= 3:
+            lower = cores * cores * (k - 1) - max(0, 2 * cores - 2 - (k - 1))
+            lower_src = "docs/theta_k.md, Lemma 5 (hierarchy count)"
     elif name == "leave-one-out":
         fam = leave_one_out_orbits(k + 1)
         inst = fam.instance()
