@@ -236,3 +236,12 @@ def test_theorem_ratio_bounds():
         s = k - 1
         ratio = opt_glob_orbits(sunflowers_orbits(c, k)).value / (c * c * s)
         assert (c - 1) * (s * s + s - 1) / (2 * c * s) <= ratio <= (k + 1) / 2
+
+
+def test_anneal_family_sentence_follows_the_rows():
+    from experiments.anneal_family import fit_sentence
+
+    rows = [{"k": k, "opt_free": 4 * k - 2, "opt_glob": (k - 1) * (k + 3)} for k in (3, 4, 5)]
+    assert "equal" in fit_sentence(rows) and "NOT" not in fit_sentence(rows)
+    rows[1]["opt_glob"] += 1
+    assert "do NOT fit" in fit_sentence(rows) and "k = 4 " in fit_sentence(rows)
