@@ -102,9 +102,13 @@ def two_sunflowers_layout(inst: Instance) -> list[list[int]]:
     return out
 
 
-def sunflowers_orbits(c: int, k: int) -> OrbitFamily:
+def sunflowers_orbits(c: int, k: int, *, with_cores: bool = False) -> OrbitFamily:
     """S(c, k): c cores of k-1 chunks (orbit j = core j); for every core X and every chunk u of
-    another core, the request X + {u}: n = c(k-1), m = c(c-1)(k-1) requests of size k."""
+    another core, the request X + {u}: n = c(k-1), m = c(c-1)(k-1) requests of size k.
+
+    ``with_cores`` adds each core alone as a request (sizes k-1 and k): S+(c, k). The free
+    layout keeps its cost (a core ends on its own path) while every global order pays more;
+    S+(2, 4) is the exhaustive maximum of sizes 3-4 on 6 chunks (results/theta_k)."""
     if c < 2 or k < 2:
         raise InstanceError(f"sunflowers needs c >= 2 cores and k >= 2, got c={c}, k={k}")
     if c == 2 and k == 2:
@@ -112,16 +116,18 @@ def sunflowers_orbits(c: int, k: int) -> OrbitFamily:
     s = k - 1
     types = tuple(tuple(s if i == x else (1 if i == y else 0) for i in range(c))
                   for x in range(c) for y in range(c) if x != y)
+    if with_cores:
+        types += tuple(tuple(s if i == x else 0 for i in range(c)) for x in range(c))
     return OrbitFamily(sizes=(s,) * c, types=types, names=tuple(f"C{j}" for j in range(c)))
 
 
-def sunflowers(c: int, k: int) -> Instance:
-    """S(c, k) as an instance (see :func:`sunflowers_orbits`)."""
-    return sunflowers_orbits(c, k).instance()
+def sunflowers(c: int, k: int, *, with_cores: bool = False) -> Instance:
+    """S(c, k) (or S+(c, k)) as an instance (see :func:`sunflowers_orbits`)."""
+    return sunflowers_orbits(c, k, with_cores=with_cores).instance()
 
 
 def sunflowers_layout(inst: Instance, c: int) -> list[list[int]]:
-    """The free layout of S(c, k) of cost c^2 (k-1): core first, then the petal."""
+    """The free layout of S(c, k) and S+(c, k) of cost c^2 (k-1): core first, then the petal."""
     k = max(len(o) for o in inst.orders)
     s = k - 1
     cores = [set(range(j * s, (j + 1) * s)) for j in range(c)]
@@ -178,7 +184,8 @@ def random_instance(n: int, m: int, k: int | tuple[int, int], *, weights: tuple[
 FAMILY_NAMES = ("two-sunflowers", "sunflowers", "leave-one-out", "k4-3", "record")
 
 
-def family_summary(name: str, k: int | None = None, *, cores: int = 3, max_free_m: int = 16) -> dict:
+def family_summary(name: str, k: int | None = None, *, cores: int = 3, with_cores: bool = False,
+                   max_free_m: int = 16) -> dict:
     """A named family with exact OPT_glob, an optimal global order, a free layout and its cost.
 
     Parameters
@@ -188,6 +195,8 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, max_free_
         Request size (leave-one-out: n = k+1 chunks; k4-3 and record have fixed k).
     cores : int
         Number of cores c of ``sunflowers``.
+    with_cores : bool
+        ``sunflowers`` only: add each core alone as a request (S+(c, k), sizes k-1 and k).
     max_free_m : int
         Run the exact OPT_free DP (O(3^m)) when the family has at most this many requests.
 
@@ -214,6 +223,8 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, max_free_
         k = fixed[name]
     if k is None:
         raise InstanceError(f"{name} needs --k")
+    if with_cores and name != "sunflowers":
+        raise InstanceError("--with-cores applies to the sunflowers family only")
     seconds: dict = {}
     t = time.perf_counter()
     fam, layout, lower, lower_src = None, None, None, None
@@ -223,12 +234,13 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, max_free_
         layout, free_method = two_sunflowers_layout(inst), "explicit layout: core first, then the petal"
         lower, lower_src = 4 * k - 2, "docs/theta_k.md, Lemma 2 (hierarchy count)"
     elif name == "sunflowers":
-        fam = sunflowers_orbits(cores, k)
+        fam = sunflowers_orbits(cores, k, with_cores=with_cores)
         inst = fam.instance()
         layout, free_method = sunflowers_layout(inst, cores), "explicit layout: core first, then the petal"
         if k >= 3:
             lower = cores * cores * (k - 1) - max(0, 2 * cores - 2 - (k - 1))
-            lower_src = "docs/theta_k.md, Lemma 5 (hierarchy count)"
+            lower_src = "docs/theta_k.md, Lemma 5 (hierarchy count)" + (
+                "; adding requests never lowers OPT_free" if with_cores else "")
     elif name == "leave-one-out":
         fam = leave_one_out_orbits(k + 1)
         inst = fam.instance()
@@ -275,6 +287,7 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, max_free_
     seconds["recheck"] = time.perf_counter() - t
     return {
         "family": name, "k": k, "cores": cores if name == "sunflowers" else None,
+        "with_cores": with_cores if name == "sunflowers" else None,
         "n": inst.n, "m": inst.m,
         "requests": inst.label_orders(), "opt_glob": glob_value, "method": method,
         "order": [inst.labels[x] for x in order], "order_cost": rechecked,

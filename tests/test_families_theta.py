@@ -81,3 +81,13 @@ def test_two_sunflowers_k1000_in_seconds(capsys):
     assert code == 0 and time.perf_counter() - t < 60
     data = json.loads(out)
     assert _recheck(data) == (999 * 1003, 3998)
+
+
+def test_sunflowers_with_cores(capsys):
+    code, out, _ = run(["family", "sunflowers", "--k", "4", "--cores", "2", "--with-cores", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert (data["opt_glob"], data["opt_free"], data["m"]) == (19, 12, 8)
+    assert _recheck(data) == (19, 12)
+    code, _, err = run(["family", "record", "--with-cores"], capsys)
+    assert code == 2 and "sunflowers family only" in err

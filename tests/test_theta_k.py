@@ -245,3 +245,15 @@ def test_anneal_family_sentence_follows_the_rows():
     assert "equal" in fit_sentence(rows) and "NOT" not in fit_sentence(rows)
     rows[1]["opt_glob"] += 1
     assert "do NOT fit" in fit_sentence(rows) and "k = 4 " in fit_sentence(rows)
+
+
+def test_mixed_3_4_six_chunk_maximum_is_s_plus_2_4():
+    """The exhaustive maximum of sizes 3-4 on 6 chunks (results/theta_k, m=8: 19/12) is
+    S+(2, 4), the two cores of S(2, 4) added as requests."""
+    from mptsearch.instance import parse_instance
+
+    witness = parse_instance("012 0123 0124 0125 345 0345 1345 2345")
+    fam = sunflowers(2, 4, with_cores=True)
+    assert canonical_key(witness) == canonical_key(fam)
+    assert (opt_glob(fam).value, opt_free(fam).value) == (19, 12)
+    assert trie_cost(fam, sunflowers_layout(fam, 2)) == 12
