@@ -198,7 +198,8 @@ def _anneal_one(n, k, m_hi, seconds, seed):
     from mptsearch.exact.free import opt_free
     from mptsearch.exact.glob import opt_glob
     from mptsearch.instance import compact
-    from mptsearch.search import AnnealConfig, anneal
+    from mptsearch.search.anneal import AnnealConfig
+    from mptsearch.search.parallel import anneal
 
     cfg = AnnealConfig(n=n, k=k, m=(2, m_hi))
     run = anneal(cfg, seed=seed, time_limit=seconds, jobs=1)
