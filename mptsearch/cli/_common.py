@@ -31,7 +31,7 @@ import click
 from ..exitcodes import BAD_INPUT
 
 __all__ = [
-    "BadInput", "fail", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
+    "BadInput", "fail", "check_writable", "writable_path", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
     "time_limit_option", "emit_json", "to_jsonable", "write_text_atomic", "write_json",
     "read_input", "os_error_message", "progress_bar", "note", "kernels_cached", "announce_compile",
     "resolve_jobs",
@@ -58,9 +58,29 @@ quiet_option = click.option("-q", "--quiet", is_flag=True,
 
 
 def out_option(help: str = "Write the result (JSON) to PATH, atomically.", **kw) -> Callable:
-    """``-o/--out PATH``: nothing is written without it."""
+    """``-o/--out PATH``: nothing is written without it. A PATH whose folder does not exist is
+    refused before any work starts (see :func:`check_writable`)."""
     return click.option("-o", "--out", "out", type=click.Path(dir_okay=False), default=None,
-                        metavar="PATH", help=help, **kw)
+                        metavar="PATH", help=help, callback=writable_path, **kw)
+
+
+def writable_path(ctx, param, value):
+    """A click callback for any option naming an output file: see :func:`check_writable`."""
+    if value is not None:
+        check_writable(value)
+    return value
+
+
+def check_writable(path: str | os.PathLike) -> None:
+    """Refuse, with one line, an output path that is a folder or whose folder does not exist,
+    so that a long computation does not end unable to save its result."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        fail(f"cannot write {path}: it is a folder")
+    if not os.path.isdir(folder):
+        why = "a parent of it is not a folder" if os.path.exists(folder) else f"no such folder {os.path.dirname(path) or '.'}"
+        fail(f"cannot write {path}: {why}")
 
 
 def jobs_option(help: str = "Worker processes  [default: all cores; 0 also means all cores]") -> Callable:
@@ -143,11 +163,7 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> None:
     """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        fail(f"cannot write {path}: it is a folder")
-    if not os.path.isdir(folder):
-        why = "a parent of it is not a folder" if os.path.exists(folder) else f"no such folder {os.path.dirname(path) or '.'}"
-        fail(f"cannot write {path}: {why}")
+    check_writable(path)
     data = text.encode("utf-8") if isinstance(text, str) else text
     tmp = None
     try:

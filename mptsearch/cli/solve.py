@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ._common import announce_compile, emit_json, fail, json_option, note, out_option, quiet_option, write_json, \
-    write_text_atomic
+    write_text_atomic, writable_path
 
 # the numba modules OPT_free and OPT_glob compile on their first run
 _KERNELS = ("mptsearch.exact._free_kernels", "mptsearch.exact._blocked", "mptsearch.exact.glob")
@@ -18,7 +18,7 @@ _KERNELS = ("mptsearch.exact._free_kernels", "mptsearch.exact._blocked", "mptsea
 @out_option("Also write the JSON result to PATH, atomically.")
 @click.option("--tree", is_flag=True,
               help="Draw the prefix trie of the best layout found: chunk, weight w=, requests ending there.")
-@click.option("--dot", "dot_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+@click.option("--dot", "dot_path", type=click.Path(dir_okay=False), default=None, metavar="PATH", callback=writable_path,
               help="Write that trie as Graphviz dot to PATH (render: dot -Tsvg PATH).")
 @click.option("--skip", multiple=True, metavar="METHOD",
               help="Skip a method (opt_free, opt_glob, agglomerative, greedy, production, lower_bound); repeatable.")
