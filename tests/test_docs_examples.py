@@ -227,3 +227,37 @@ def test_block_parsing(tmp_path):
     md = tmp_path / "x.md"
     md.write_text("text\n```console\n$ echo a\na\n$ echo b \\\n> c\nb c\n```\n```bash\n$ not run\n```\n")
     assert console_blocks(md) == [(2, [("echo a", ["a"]), ("echo b \nc", ["b c"])])]
+
+
+# ---- the README's command table and Python examples ------------------------------------------
+
+def _readme_synopses():
+    rows = []
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\|\s*`mptsearch (\w+)([^`]*)`", line)
+        if m:
+            rows.append((m.group(1), m.group(2)))
+    return rows
+
+
+def test_readme_synopses_name_real_options():
+    from mptsearch.cli import _COMMANDS, cli
+
+    import click
+    rows = _readme_synopses()
+    assert {name for name, _ in rows} == set(_COMMANDS), "every command has a row in the README table"
+    ctx = click.Context(cli)
+    for name, synopsis in rows:
+        command = cli.get_command(ctx, name)
+        known = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)}
+        for opt in re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", synopsis):
+            assert opt in known, f"README shows `mptsearch {name} ... {opt}`, which the command does not take"
+
+
+def test_readme_python_examples_run(tmp_path, monkeypatch, capsys):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks
+    monkeypatch.chdir(ROOT)
+    for code in blocks:
+        exec(compile(code, "README.md", "exec"), {"__name__": "readme_example"})
