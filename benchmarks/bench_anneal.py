@@ -6,7 +6,7 @@ second of this process (time.process_time), which is what "per core" means on a 
 machine; wall-clock rates are printed beside them. The parts table times each evaluator alone
 on one fixed instance, and the blocked against the plain OPT_free DP loop.
 
-    /work/venv/bin/python benchmarks/bench_anneal.py [--steps 200000] [--repeats 3]
+    python benchmarks/bench_anneal.py [--steps 200000] [--repeats 3]
 """
 
 from __future__ import annotations
