@@ -195,7 +195,7 @@ def plot_anneal_history(runs: Sequence[tuple[str, Sequence[Sequence[float]], flo
         v = [float(h[1]) for h in history] + [float(history[-1][1])]
         ax.step(t, v, where="post", label=label)
         ax.plot(t[:-1], v[:-1], "o", ms=3, color=ax.lines[-1].get_color())
-    ax.set_xlabel("seconds (kernel compilation excluded)")
+    ax.set_xlabel("seconds from the start of the search")
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)

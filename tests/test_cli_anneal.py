@@ -75,6 +75,13 @@ def test_kernels_cached_reads_numba_index_files(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text("")
     (pkg / "kern.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     assert not _common.kernels_cached("fakepkg.kern")
     (pkg / "__pycache__" / "kern.f-10.py311.nbi").write_bytes(b"")
+    assert _common.kernels_cached("fakepkg.kern")
+    user = tmp_path / "numba-cache"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(user))  # numba then writes only there
+    assert not _common.kernels_cached("fakepkg.kern")
+    (user / "fakepkg").mkdir(parents=True)
+    (user / "fakepkg" / "kern.f-10.py311.nbi").write_bytes(b"")
     assert _common.kernels_cached("fakepkg.kern")

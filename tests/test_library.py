@@ -160,3 +160,11 @@ def test_drawing_a_wrong_cost_would_show():
     good = draw_trie(inst, [(0, 1), (0, 2)])
     worse = draw_trie(inst, [(1, 0), (0, 2)])
     assert "cost 3" in good and "cost 4" in worse and good != worse
+
+
+def test_anneal_history_plot(tmp_path):
+    from mptsearch.draw import plot_anneal_history
+
+    target = tmp_path / "h.png"
+    plot_anneal_history([("a", [[0.5, 1.2], [3.0, 1.5]], 10.0), ("empty", [], 5.0)], str(target))
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -249,10 +249,10 @@ def kernels_cached(*modules: str) -> bool:
         if spec is None or not spec.origin:
             return False
         stem = Path(spec.origin).stem
-        places = [Path(spec.origin).parent / "__pycache__"]
-        if os.environ.get("NUMBA_CACHE_DIR"):
-            places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
-        if not any(p.is_dir() and any(p.rglob(f"{stem}.*.nbi")) for p in places):
+        # numba writes to NUMBA_CACHE_DIR when it is set, else to __pycache__ beside the source
+        user_dir = os.environ.get("NUMBA_CACHE_DIR")
+        place = Path(user_dir) if user_dir else Path(spec.origin).parent / "__pycache__"
+        if not (place.is_dir() and any(place.rglob(f"{stem}.*.nbi"))):
             return False
     return True
 
