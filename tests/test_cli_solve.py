@@ -150,3 +150,10 @@ def test_tree_needs_a_layout_method(capsys):
     code, out, err = run(["solve", "01 12", "--tree", "--skip", "opt_free", "--skip", "agglomerative",
                           "--skip", "greedy"], capsys)
     assert code == 2 and err.count("\n") == 1
+
+
+def test_nothing_written_unasked(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", "012 013 023 123", "--tree"]) == 0
+    assert main(["solve", "012 013 023 123", "--json"]) == 0
+    assert list(tmp_path.iterdir()) == []

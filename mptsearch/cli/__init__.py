@@ -57,8 +57,10 @@ class _LazyGroup(click.Group):
 def cli():
     """Order the chunks of many prompts so that a prefix (KV) cache shares the most work.
 
-    INSTANCE arguments are a JSON file, - for JSON on stdin, or the paper's compact notation
-    such as "012 013 023 123" (one character per chunk, requests separated by spaces).
+    INSTANCE arguments are a file (JSON or compact notation), - for stdin, or the paper's
+    compact notation such as "012 013 023 123" (one character per chunk, requests separated
+    by spaces). Shared options (--json, -q, -o, -j, -s, -t) and exit codes (0 ok, 1 a check
+    failed, 2 bad input, 3 undecided, 130 interrupted, 143 terminated): docs/cli.md.
     """
 
 
