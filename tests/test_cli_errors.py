@@ -182,3 +182,15 @@ def test_progress_only_on_a_terminal(monkeypatch):
     assert bar is not None
     bar.close()
     assert _common.progress_bar(quiet=True, total=3) is None
+
+
+def test_read_input_for_traces(tmp_path, monkeypatch):
+    """The helper other commands use for TRACE arguments: '-' is stdin, missing and binary refused."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"id": "q1"}\n'))
+    assert _common.read_input("-", "trace") == '{"id": "q1"}\n'
+    with pytest.raises(_common.BadInput, match="no such file: nope.jsonl"):
+        _common.read_input("nope.jsonl", "trace")
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(b"\xff\x00")
+    with pytest.raises(_common.BadInput, match="not UTF-8"):
+        _common.read_input(str(p), "trace")
