@@ -31,10 +31,10 @@ import click
 from ..exitcodes import BAD_INPUT
 
 __all__ = [
-    "BadInput", "fail", "check_writable", "writable_path", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
-    "time_limit_option", "emit_json", "to_jsonable", "write_text_atomic", "write_json",
-    "read_input", "os_error_message", "progress_bar", "note", "kernels_cached", "announce_compile",
-    "resolve_jobs",
+    "BadInput", "fail", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
+    "time_limit_option", "check_writable", "writable_path", "emit_json", "to_jsonable",
+    "write_text_atomic", "write_json", "read_input", "os_error_message", "progress_bar", "note",
+    "kernels_cached", "announce_compile",
 ]
 
 
@@ -84,7 +84,7 @@ def check_writable(path: str | os.PathLike) -> None:
 
 
 def jobs_option(help: str = "Worker processes  [default: all cores; 0 also means all cores]") -> Callable:
-    """``-j/--jobs J``: None (all cores) when not given or 0; see :func:`resolve_jobs`."""
+    """``-j/--jobs J``: None when not given; a command treats None and 0 as all cores."""
     return click.option("-j", "--jobs", type=click.IntRange(0), default=None, metavar="J", help=help)
 
 
@@ -96,13 +96,6 @@ def time_limit_option(default: float | None = None,
                       help: str = "Wall seconds for the whole command, kernel compilation excluded.") -> Callable:
     return click.option("-t", "--time-limit", type=click.FloatRange(0, min_open=True), default=default,
                         metavar="SECONDS", help=help, show_default=default is not None)
-
-
-def resolve_jobs(jobs: int | None) -> int:
-    """The number of worker processes ``--jobs`` asks for: None and 0 mean all cores."""
-    if not jobs:
-        return os.cpu_count() or 1
-    return int(jobs)
 
 
 # ---- JSON on stdout ------------------------------------------------------------------------
