@@ -6,7 +6,7 @@ B + {0} and B + {a} for a in A + {0}: n = 2k-1 chunks, m = 2k requests of size k
 the paper's record (OPT_free 14, OPT_glob 21, same canonical form), at k=5 the annealer's
 best on 9 chunks. Writes results/anneal/two_sunflowers.json and .md (environment first).
 
-    /work/venv/bin/python experiments/anneal_family.py [--kmax 8]
+    python experiments/anneal_family.py [--kmax 8]
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Slow, obviously correct twins of the fast paths (plain Python, no numba, no bitset tricks).
 
-Each follows the definition in SPEC.md as literally as possible; the tests compare the
+Each follows the paper's definition (Section 3 for OPT_free, Section 4 for OPT_glob) as
+literally as possible; the tests compare the
 compiled solvers with these on many random instances.
 """
 
