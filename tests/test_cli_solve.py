@@ -136,11 +136,11 @@ def test_out_writes_the_same_json(capsys, tmp_path):
     target = tmp_path / "r.json"
     code, out, err = run(["solve", "012 013 023 123", "--json", "-o", str(target)], capsys)
     assert code == 0 and json.loads(out)["opt_free"] == json.loads(target.read_text())["opt_free"] == 8
-    assert err == ""
+    assert err.removeprefix("compiling kernels: first run only\n") == ""  # the note on a cold cache
 
 
 def test_quiet_silences_notes(capsys):
-    code, out, err = run(["solve", "01 10 12", "-q"], capsys)
+    code, out, err = run(["solve", "01 10 12", "-q"], capsys)  # -q silences the compile note too
     assert code == 0 and err == ""
     code, out, err = run(["solve", "01 10 12"], capsys)
     assert "merged" in err

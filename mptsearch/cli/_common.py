@@ -34,7 +34,7 @@ __all__ = [
     "BadInput", "fail", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
     "time_limit_option", "check_writable", "writable_path", "emit_json", "to_jsonable",
     "write_text_atomic", "write_json", "read_input", "os_error_message", "progress_bar", "note",
-    "kernels_cached", "announce_compile",
+    "KERNEL_MODULES", "kernels_cached", "announce_compile",
 ]
 
 
@@ -228,6 +228,12 @@ def progress_bar(quiet: bool = False, **tqdm_kwargs):
     return tqdm(file=sys.stderr, dynamic_ncols=True, **tqdm_kwargs)
 
 
+#: the compiled layer every solver calls (issue 15): its cache decides "first run" for solve
+KERNEL_MODULES = ("mptsearch._kernels.masks", "mptsearch._kernels.subset_dp", "mptsearch._kernels.blocked",
+                  "mptsearch._kernels.free", "mptsearch._kernels.glob", "mptsearch._kernels.agglomerative",
+                  "mptsearch._kernels.bounds")
+
+
 def kernels_cached(*modules: str) -> bool:
     """Whether numba's on-disk cache holds compiled kernels of every named module.
 
@@ -239,8 +245,8 @@ def kernels_cached(*modules: str) -> bool:
 
     for name in modules:
         spec = importlib.util.find_spec(name)
-        if spec is None or not spec.origin:
-            return False
+        if spec is None or not spec.origin:  # a renamed module would announce on every run
+            raise ValueError(f"kernels_cached: no module {name}")
         stem = Path(spec.origin).stem
         # numba writes to NUMBA_CACHE_DIR when it is set, else to __pycache__ beside the source
         user_dir = os.environ.get("NUMBA_CACHE_DIR")
