@@ -4,7 +4,7 @@ Writes results/anneal/: table.json (environment, config, seed and timings first,
 per (k, n) with the certified best find), table.md (built from table.json only) and
 best/ratio-k<K>-n<N>.json (each find's full record with its certificate).
 
-    /work/venv/bin/python experiments/anneal_table.py [--seconds 100] [--jobs 1] [--seed 0]
+    python experiments/anneal_table.py [--seconds 100] [--jobs 1] [--seed 0]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Named families and random instance generators (SPEC, "Special families").
+"""Named families and random instance generators (the paper, Sections 4 and 5).
 
 - :func:`k4_3`: the complete 3-uniform hypergraph on four chunks, OPT_free 8 vs OPT_glob 9.
 - :func:`leave_one_out`: L_n, request i = all n chunks but i; OPT_free is the minimum external

@@ -14,12 +14,14 @@ depend on the order in which requests are given. Each request keeps the order it
 from __future__ import annotations
 
 import json
+import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Instance", "InstanceError", "parse_instance", "compact"]
+__all__ = ["Instance", "InstanceError", "parse_instance", "compact", "read_text", "looks_like_path"]
 
 # The largest total weight sum_i w(R_i) any solver accepts: every DP value is bounded by it
 # (savings never exceed the total), so int64 arithmetic cannot overflow below this.
@@ -252,14 +254,22 @@ def parse_instance(source: Any, *, stdin=None) -> Instance:
     """Read an instance from anything a user may hand over.
 
     ``source`` is an :class:`Instance` (returned as is), a list of requests, a dict in the JSON
-    form, a path to a JSON file, ``"-"`` for JSON on ``stdin``, or compact notation such as
-    ``"012 013 023 123"``.
+    form, a path to a file (JSON, or compact notation in a text file), ``"-"`` for the same on
+    ``stdin``, inline JSON, or compact notation such as ``"012 013 023 123"``.
+
+    An argument that looks like a path (it contains a path separator or a dot, or starts with
+    ``~``) and names no file is "no such file", never compact notation; binary or non-UTF-8
+    data is refused (see :func:`read_text`).
 
     Examples
     --------
     >>> inst = parse_instance("012 013 023 123")
     >>> inst.n, inst.m
     (4, 4)
+    >>> parse_instance("inst.txt")
+    Traceback (most recent call last):
+    ...
+    mptsearch.instance.InstanceError: no such file: inst.txt
     """
     if isinstance(source, Instance):
         return source
@@ -267,21 +277,70 @@ def parse_instance(source: Any, *, stdin=None) -> Instance:
         return from_json(source)
     if isinstance(source, list):
         return from_lists(source)
+    if hasattr(source, "__fspath__"):
+        source = os.fspath(source)
     if not isinstance(source, str):
         raise InstanceError(f"cannot read an instance from {type(source).__name__}")
-    import os
     text = source.strip()
     if text == "-":
-        import sys
-        return _from_json_text((stdin or sys.stdin).read(), "<stdin>")
-    if os.path.isfile(source):
-        with open(source, encoding="utf-8") as fh:
-            return _from_json_text(fh.read(), source)
+        return _from_json_text(read_text("-", "instance", stdin=stdin), "<stdin>")
+    if os.path.exists(source):
+        return _from_json_text(read_text(source, "instance"), source)
     if text.startswith("{") or text.startswith("["):
         return _from_json_text(text, "<argument>")
-    if os.sep in text or text.endswith(".json"):
+    if looks_like_path(text):
         raise InstanceError(f"no such file: {source}")
     return from_compact(text)
+
+
+def looks_like_path(text: str) -> bool:
+    """Whether a command-line argument is meant as a file name rather than compact notation:
+    one word containing a path separator or a dot, or starting with ``~``."""
+    text = text.strip()
+    if not text or any(c.isspace() for c in text):
+        return False
+    return text.startswith("~") or "." in text or "/" in text or os.sep in text
+
+
+def read_text(source: str, what: str = "input", *, stdin=None) -> str:
+    """The text of a file named ``source``, or of ``stdin`` when ``source`` is ``"-"``.
+
+    Raises
+    ------
+    InstanceError
+        One line for a missing file, a folder, a file that cannot be read (permission denied)
+        and binary data (a NUL byte, or bytes that are not UTF-8).
+    """
+    if source == "-":
+        stream = stdin if stdin is not None else sys.stdin
+        if stream is None:
+            raise InstanceError(f"no {what} on stdin (stdin is closed)")
+        buffer = getattr(stream, "buffer", None)
+        data = buffer.read() if buffer is not None else stream.read()
+        where = "stdin"
+    else:
+        where = source
+        if os.path.isdir(source):
+            raise InstanceError(f"{source} is a folder, not a file")
+        try:
+            with open(source, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            raise InstanceError(f"no such file: {source}") from None
+        except PermissionError:
+            raise InstanceError(f"cannot read {source}: permission denied") from None
+        except OSError as exc:
+            raise InstanceError(f"cannot read {source}: {exc.strerror or exc}") from None
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise InstanceError(f"{where} is not UTF-8 text (a binary file?)") from None
+    if "\x00" in text:
+        raise InstanceError(f"{where} is not text (it holds NUL bytes; a binary file?)")
+    return text
 
 
 def _from_json_text(text: str, where: str) -> Instance:

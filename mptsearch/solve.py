@@ -30,6 +30,7 @@ class Summary:
     layout: list | None = None
     layout_method: str | None = None
     order: list | None = None
+    hierarchy: object | None = None  # the Hierarchy behind ``layout`` (None for greedy)
 
     def to_json(self) -> dict:
         inst = self.inst
@@ -41,6 +42,9 @@ class Summary:
         out["layout"] = inst.label_orders(self.layout) if self.layout is not None else None
         out["layout_method"] = self.layout_method
         out["order"] = [inst.labels[x] for x in self.order] if self.order is not None else None
+        from .draw import hierarchy_to_json, trie_to_json
+        out["trie"] = trie_to_json(inst, self.layout) if self.layout is not None else None
+        out["hierarchy"] = hierarchy_to_json(inst, self.hierarchy) if self.hierarchy is not None else None
         out["skipped"] = dict(self.skipped)
         out["seconds"] = {k: round(v, 6) for k, v in self.seconds.items()}
         out["notes"] = list(inst.notes)
@@ -63,14 +67,21 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
     -------
     Summary
         ``layout`` is an optimal free layout when OPT_free ran, else the cheapest heuristic
-        layout (``layout_method`` says which); ``order`` an optimal global order when
-        OPT_glob ran.
+        layout (``layout_method`` says which), ``hierarchy`` the hierarchy it is read off
+        (None for greedy); ``order`` an optimal global order when OPT_glob ran.
+
+    Examples
+    --------
+    >>> from mptsearch.instance import parse_instance
+    >>> s = solve(parse_instance("012 013 023 123"), methods=["opt_free", "opt_glob"])
+    >>> s.values["opt_free"], s.values["opt_glob"], s.layout_method
+    (8, 9, 'opt_free')
     """
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise InstanceError(f"unknown method(s): {', '.join(sorted(unknown))}; choose from {', '.join(METHODS)}")
     s = Summary(inst)
-    candidates: list[tuple[int, str, list]] = []
+    candidates: list[tuple[int, str, list, object]] = []
 
     def timed(name, fn):
         t0 = time.perf_counter()
@@ -99,7 +110,7 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
             r = timed("opt_free", lambda: opt_free(inst))
             if r is not None:
                 s.values["opt_free"] = r.value
-                candidates.append((r.value, "opt_free", r.layout))
+                candidates.append((r.value, "opt_free", r.layout, r.hierarchy))
     if "opt_glob" in methods:
         if inst.n > max_glob_n:
             s.skipped["opt_glob"] = f"n={inst.n} chunks exceeds --max-glob-n {max_glob_n} (O(2^n) time and memory)"
@@ -115,12 +126,12 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         from .heuristics.agglomerative import agglomerative
         r = timed("agglomerative", lambda: agglomerative(inst))
         s.values["agglomerative"] = r.cost
-        candidates.append((r.cost, "agglomerative", r.layout))
+        candidates.append((r.cost, "agglomerative", r.layout, r.hierarchy))
     if "greedy" in methods:
         from .heuristics.greedy import greedy
         r = timed("greedy", lambda: greedy(inst))
         s.values["greedy"] = r.cost
-        candidates.append((r.cost, "greedy", r.layout))
+        candidates.append((r.cost, "greedy", r.layout, None))
     if "production" in methods:
         from .trie import production_cost
         s.values["production"] = timed("production", lambda: production_cost(inst))
@@ -129,5 +140,5 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         s.values["lower_bound"] = timed("lower_bound", lambda: mst_lower_bound(inst))
     if candidates:
         best = min(candidates, key=lambda c: (c[0], c[1] != "opt_free"))
-        s.layout_method, s.layout = best[1], best[2]
+        s.layout_method, s.layout, s.hierarchy = best[1], best[2], best[3]
     return s

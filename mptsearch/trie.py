@@ -2,7 +2,8 @@
 
 A *layout* gives each request an order of its chunks (a sequence of chunk ids). Its *cost* is
 the total weight of the nodes of the prefix trie built from the m sequences: the prefill work
-under an unbounded prefix (KV) cache (SPEC, "The problem").
+under an unbounded prefix (KV) cache (the paper's problem statement, before Theorem 1 of
+Section 3).
 """
 
 from __future__ import annotations

@@ -85,3 +85,75 @@ def test_console_script_end_to_end():
     opt = subprocess.run([sys.executable, "-m", "mptsearch", "solve", "--no-such-option"],
                          capture_output=True, text=True)
     assert opt.returncode == 2 and opt.stderr.strip().count("\n") == 0
+
+
+def _tree_weights(text):
+    import re
+    return [int(w) for w in re.findall(r"  w=(\d+)", text)]
+
+
+def test_tree_picture_sums_to_the_optimal_cost(capsys):
+    code, out, _ = run(["solve", "0145 0236 1236 1245 1345 1456 2346 2356", "--tree"], capsys)
+    assert code == 0
+    picture = out[out.index("optimal prefix trie, cost 14"):]
+    assert sum(_tree_weights(picture)) == 14
+    assert sorted(picture.count(f"R{i}") for i in range(8)) == [1] * 8  # each request ends once
+
+
+def test_tree_weights_and_dot(capsys, tmp_path):
+    dot = tmp_path / "t.dot"
+    src = '{"requests": [["a","b"],["b","c"],["a","b","c"]], "weights": {"a": 3, "b": 5, "c": 2}}'
+    code, out, err = run(["solve", src, "--tree", "--dot", str(dot)], capsys)
+    assert code == 0 and f"wrote {dot}" in err
+    data_code, data_out, _ = run(["solve", src, "--json"], capsys)
+    data = json.loads(data_out)
+    assert sum(_tree_weights(out[out.index("prefix trie"):])) == data["opt_free"] == data["trie"]["cost"]
+    text = dot.read_text()
+    assert text.startswith('digraph "trie" {') and text.count(" -> ") == len(_tree_weights(out[out.index("prefix trie"):]))
+
+
+def test_json_has_trie_and_hierarchy_with_intersections(capsys):
+    code, out, _ = run(["solve", "0145 0236 1236 1245 1345 1456 2346 2356", "--json", "--skip", "opt_glob"], capsys)
+    data = json.loads(out)
+    h = data["hierarchy"]
+
+    def walk(node):  # savings = sum of w(I(v)) over internal nodes; I(v) = intersection of leaves
+        if "request" in node:
+            return [set(node["I"])], 0
+        sets, saved = [], node["weight"]
+        for child in node["children"]:
+            s, w = walk(child)
+            sets += s
+            saved += w
+        assert set(node["I"]) == set.intersection(*sets) and node["weight"] == len(node["I"])
+        return sets, saved
+
+    leaves, savings = walk(h)
+    assert len(leaves) == 8 and 32 - savings == data["opt_free"] == 14 == data["trie"]["cost"]
+
+
+def test_out_writes_the_same_json(capsys, tmp_path):
+    target = tmp_path / "r.json"
+    code, out, err = run(["solve", "012 013 023 123", "--json", "-o", str(target)], capsys)
+    assert code == 0 and json.loads(out)["opt_free"] == json.loads(target.read_text())["opt_free"] == 8
+    assert err.removeprefix("compiling kernels: first run only\n") == ""  # the note on a cold cache
+
+
+def test_quiet_silences_notes(capsys):
+    code, out, err = run(["solve", "01 10 12", "-q"], capsys)  # -q silences the compile note too
+    assert code == 0 and err == ""
+    code, out, err = run(["solve", "01 10 12"], capsys)
+    assert "merged" in err
+
+
+def test_tree_needs_a_layout_method(capsys):
+    code, out, err = run(["solve", "01 12", "--tree", "--skip", "opt_free", "--skip", "agglomerative",
+                          "--skip", "greedy"], capsys)
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_nothing_written_unasked(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", "012 013 023 123", "--tree"]) == 0
+    assert main(["solve", "012 013 023 123", "--json"]) == 0
+    assert list(tmp_path.iterdir()) == []

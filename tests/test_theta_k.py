@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mptsearch.enumerate.canon import canonical_key
+from mptsearch.canonical import canonical_key
 from mptsearch.exact.brute import brute_glob
 from mptsearch.exact.free import opt_free
 from mptsearch.exact.glob import opt_glob

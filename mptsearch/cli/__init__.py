@@ -1,20 +1,25 @@
-"""The ``mptsearch`` command line: parse, call one library function, print, map errors to exit
-codes (0 success, 1 a check that failed, 2 bad input, 130 interrupted). It holds no algorithm.
+"""The ``mptsearch`` command line: parse, call one library function, print, map errors to the exit
+codes of :mod:`mptsearch.exitcodes` (docs/cli.md). It holds no algorithm.
 
 Commands are registered by name in ``_COMMANDS`` and imported only when used, so that
-``mptsearch --help`` does not load numba, OR-tools or PySAT.
+``mptsearch --help`` does not load numba, OR-tools or PySAT. The options they share
+(``--json``, ``-q``, ``-o``, ``-j``, ``-s``, ``-t``) and output files come from :mod:`._common`.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
+import signal
 import sys
 
 import click
 
 from .. import __version__
+from ..exitcodes import BAD_INPUT, INTERRUPTED, OK, TERMINATED
+from ._common import BadInput, fail, os_error_message
 
-__all__ = ["main", "run", "cli", "fail"]
+__all__ = ["main", "run", "cli", "fail", "BadInput"]
 
 # name -> (module under mptsearch.cli, attribute, one-line help)
 _COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -30,17 +35,6 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),
     "hardness": ("verify", "hardness", "Graph -> k=2 instance: check cost = tau(G) + |E| by vertex-cover solvers."),
 }
-
-
-class BadInput(click.ClickException):
-    """Bad user input: one line on stderr, exit code 2."""
-
-    exit_code = 2
-
-
-def fail(message: str) -> "NoReturn":  # noqa: F821
-    """Stop the command with a one-line error and exit code 2."""
-    raise BadInput(message)
 
 
 class _LazyGroup(click.Group):
@@ -64,30 +58,92 @@ class _LazyGroup(click.Group):
 def cli():
     """Order the chunks of many prompts so that a prefix (KV) cache shares the most work.
 
-    INSTANCE arguments are a JSON file, - for JSON on stdin, or the paper's compact notation
-    such as "012 013 023 123" (one character per chunk, requests separated by spaces).
+    INSTANCE arguments are a file (JSON or compact notation), - for stdin, or the paper's
+    compact notation such as "012 013 023 123" (one character per chunk, requests separated
+    by spaces). Shared options (--json, -q, -o, -j, -s, -t) and exit codes (0 ok, 1 a check
+    failed, 2 bad input, 3 undecided, 130 interrupted, 143 terminated): docs/cli.md.
     """
 
 
+def _error(message: str) -> None:
+    click.echo(f"mptsearch: error: {' '.join(str(message).split())}", err=True)
+
+
+class _Terminated:
+    """SIGTERM (a batch scheduler's time limit) raises KeyboardInterrupt, so that every command
+    saves what it computed exactly as on Ctrl-C; main() then exits with 143 instead of 130."""
+
+    def __init__(self):
+        self.seen = False
+        self.previous = None
+
+    def __enter__(self):
+        try:
+            self.previous = signal.signal(signal.SIGTERM, self._handle)
+        except ValueError:  # not the main thread (e.g. called from a test runner thread)
+            self.previous = None
+        return self
+
+    def _handle(self, signum, frame):
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
+        return False
+
+
 def main(argv=None) -> int:
-    """Console entry point: runs the CLI and maps every error to a one-line message."""
+    """Console entry point: runs the CLI and maps every error to one line and an exit code.
+
+    Bad input of any kind (a click usage error, an invalid instance, a file that cannot be read
+    or written, binary data) is exit code 2; Ctrl-C 130; SIGTERM 143 (docs/cli.md).
+    """
     from ..instance import InstanceError
 
+    term = _Terminated()
+    with term:
+        try:
+            rv = cli.main(args=argv, prog_name="mptsearch", standalone_mode=False)
+        except click.exceptions.Exit as exc:
+            return exc.exit_code
+        except click.ClickException as exc:
+            _error(exc.format_message())
+            return exc.exit_code
+        except InstanceError as exc:
+            _error(str(exc))
+            return BAD_INPUT
+        except UnicodeDecodeError:
+            _error("the input is not UTF-8 text (a binary file?)")
+            return BAD_INPUT
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError):  # `mptsearch ... | head`: the reader left
+                _silence_stdout()
+                return OK
+            verb = "write" if exc.errno in _WRITE_ERRNOS else "read or write"
+            _error(os_error_message(exc, verb=verb))
+            return BAD_INPUT
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            click.echo("mptsearch: terminated" if term.seen else "mptsearch: interrupted", err=True)
+            return TERMINATED if term.seen else INTERRUPTED
+    rv = rv if isinstance(rv, int) else OK
+    if term.seen and rv == INTERRUPTED:
+        return TERMINATED
+    return rv
+
+
+_WRITE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+
+
+def _silence_stdout() -> None:
+    import os
+
     try:
-        rv = cli.main(args=argv, prog_name="mptsearch", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.ClickException as exc:
-        msg = exc.format_message().strip().replace("\n", " ")
-        click.echo(f"mptsearch: error: {msg}", err=True)
-        return exc.exit_code
-    except InstanceError as exc:
-        click.echo(f"mptsearch: error: {exc}", err=True)
-        return 2
-    except (KeyboardInterrupt, click.exceptions.Abort):
-        click.echo("mptsearch: interrupted", err=True)
-        return 130
-    return rv if isinstance(rv, int) else 0
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def run() -> None:  # the console script

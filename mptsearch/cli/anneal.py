@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import time
-
 import click
 
-from . import fail
+from ._common import KERNEL_MODULES, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
+    quiet_option, seed_option, time_limit_option, write_json
 
 
 def _range(text: str, what: str) -> tuple[int, int]:
@@ -26,37 +24,36 @@ def _range(text: str, what: str) -> tuple[int, int]:
 @click.command("anneal")
 @click.option("--objective", type=click.Choice(["ratio", "shortfall"]), default="ratio", show_default=True,
               help="ratio = OPT_glob/OPT_free; shortfall = optimal savings / agglomerative savings.")
-@click.option("--k", "k_text", default=None, metavar="K|LO-HI",
+@click.option("-k", "--k", "k_text", default=None, metavar="K|LO-HI",
               help="Request size or range  [default: 4 for ratio, 2-4 for shortfall]")
-@click.option("--chunks", type=int, default=7, show_default=True, help="Chunks in the universe (n).")
-@click.option("--requests", "m_text", default=None, metavar="M|LO-HI",
+@click.option("-n", "--chunks", type=int, default=7, show_default=True, help="Chunks in the universe (n).")
+@click.option("-m", "--requests", "m_text", default=None, metavar="M|LO-HI",
               help="Number of requests or range  [default: 3-10, capped by the distinct requests that exist]")
 @click.option("--weights", "w_text", default=None, metavar="W|LO-HI",
               help="Chunk weight or range  [default: 1 for ratio, 1-9 for shortfall]")
-@click.option("--seed", type=int, default=0, show_default=True, help="Run seed (restart r derives its own).")
+@seed_option(help="Run seed (restart r derives its own); with --steps the find does not depend on --jobs.")
 @click.option("--steps", type=click.IntRange(1), default=None,
               help="Total steps over all restarts; with it the best find does not depend on --jobs.")
-@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
-              help="Seconds  [default: 60 without --steps, none with it]")
+@time_limit_option(help="Wall seconds of the search, kernel compilation excluded  [default: 60 without --steps, none with it]")
 @click.option("--restart-steps", type=click.IntRange(1), default=200_000, show_default=True,
               help="Steps per restart (one cooling schedule).")
 @click.option("--t-start", type=click.FloatRange(0, min_open=True), default=0.05, show_default=True)
 @click.option("--t-end", type=click.FloatRange(0, min_open=True), default=0.002, show_default=True)
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Parallel restarts  [default: all cores]")
+@jobs_option("Parallel restarts  [default: all cores; 0 also means all cores]")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786.")
 @click.option("--check", is_flag=True, help="Count instances with agglomerative savings below half the optimum.")
-@click.option("--out", default=None, metavar="FILE",
-              help="JSON result  [default: results/anneal/_work/anneal-<objective>-k<K>-n<N>-s<seed>-<time>.json]")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@out_option("Write the JSON record (settings, history, certified best) to PATH  [default: nothing written]")
+@json_option
+@quiet_option
 def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, restart_steps,
-           t_start, t_end, jobs, scheduler, check, out, quiet):
+           t_start, t_end, jobs, scheduler, check, out, as_json, quiet):
     """Search small families for a large OPT_glob/OPT_free ratio (or agglomerative shortfall).
 
-    Example: mptsearch anneal --k 4 --chunks 7 --time-limit 60
+    Example: mptsearch anneal -k 4 -n 7 -t 60 -o run.json
     """
     from ..instance import InstanceError
     from ..search.anneal import AnnealConfig
-    from ..search.certificate import CertificateError, certify, run_record, write_json
+    from ..search.certificate import CertificateError, certify, run_record
     from ..search.parallel import anneal as run_anneal
 
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
@@ -73,18 +70,15 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
         config.validate()
     except InstanceError as exc:
         fail(str(exc))
-    if out is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        out = os.path.join("results", "anneal", "_work",
-                           f"anneal-{objective}-k{k_text}-n{chunks}-s{seed}-{stamp}.json")
+    jobs = jobs or None  # 0: all cores, as without the option
+    if announce_compile("mptsearch.search.anneal", "mptsearch.search.objective", *KERNEL_MODULES, quiet=quiet):
+        # compile in this process before the clock of --time-limit starts; workers then load
+        # the kernels from numba's on-disk cache
+        run_anneal(config, seed=seed, steps=min(200, restart_steps), time_limit=None, jobs=1)
 
-    bar = None
-    if not quiet:
-        from tqdm import tqdm
-        total = round(time_limit) if time_limit is not None else steps
-        unit = "s" if time_limit is not None else "step"
-        bar = tqdm(total=total, unit=unit, dynamic_ncols=True, leave=True,
-                   bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt}{unit} [{elapsed}<{remaining}{postfix}]")
+    total = round(time_limit) if time_limit is not None else steps
+    bar = progress_bar(quiet, total=total, unit="s" if time_limit is not None else "step", leave=True,
+                       bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt}{unit} [{elapsed}<{remaining}{postfix}]")
 
     def progress(run):
         if bar is None:
@@ -109,7 +103,12 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
     except CertificateError as exc:
         click.echo(f"mptsearch: certificate check failed: {exc}", err=True)
         return 1
-    write_json(out, run_record(run, cert, settings))
+    record = run_record(run, cert, settings)
+    if out is not None:
+        write_json(out, record)
+    if as_json:
+        emit_json(record)
+        return 130 if run.stopped == "interrupted" else 0
 
     click.echo(f"stopped ({run.stopped}) after {run.seconds:.1f} s: {run.evaluations:,} evaluations "
                f"({run.evaluations / max(run.seconds, 1e-9):,.0f}/s), {run.restarts_started} restarts")
@@ -129,5 +128,5 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
         click.echo(f"optimal hierarchy {cert['free_hierarchy']}  agglomerative {cert['agglomerative_hierarchy']}")
     if check or objective == "shortfall":
         click.echo(f"instances below half the optimal savings: {run.violations}")
-    click.echo(f"wrote {out}")
+    note(f"wrote {out}" if out is not None else "nothing written (-o PATH keeps the JSON record)", quiet)
     return 130 if run.stopped == "interrupted" else 0

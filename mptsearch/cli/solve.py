@@ -2,59 +2,82 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from . import fail
+from ._common import KERNEL_MODULES, announce_compile, emit_json, fail, json_option, note, out_option, quiet_option, write_json, \
+    write_text_atomic, writable_path
+
+# the numba modules OPT_free and OPT_glob compile on their first run
 
 
 @click.command("solve")
 @click.argument("instance")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
+@json_option
+@quiet_option
+@out_option("Also write the JSON result to PATH, atomically.")
+@click.option("--tree", is_flag=True,
+              help="Draw the prefix trie of the best layout found: chunk, weight w=, requests ending there.")
+@click.option("--dot", "dot_path", type=click.Path(dir_okay=False), default=None, metavar="PATH", callback=writable_path,
+              help="Write that trie as Graphviz dot to PATH (render: dot -Tsvg PATH).")
 @click.option("--skip", multiple=True, metavar="METHOD",
               help="Skip a method (opt_free, opt_glob, agglomerative, greedy, production, lower_bound); repeatable.")
 @click.option("--max-free-m", type=click.IntRange(1, 32), default=25, show_default=True,
               help="Skip exact OPT_free above this many requests (its time is O(3^m)).")
 @click.option("--max-glob-n", type=click.IntRange(1, 34), default=26, show_default=True,
               help="Skip exact OPT_glob above this many chunks (time and memory O(2^n)).")
-def solve(instance, as_json, skip, max_free_m, max_glob_n):
+def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_glob_n):
     """Solve INSTANCE exactly and with every heuristic and bound.
 
-    INSTANCE is a JSON file, - for JSON on stdin, or compact notation, e.g.
+    INSTANCE is a file (JSON or compact notation), - for stdin, or compact notation, e.g.
 
         mptsearch solve "0145 0236 1236 1245 1345 1456 2346 2356"
     """
+    from ..draw import draw_trie, trie_dot
     from ..instance import compact, parse_instance
     from ..solve import METHODS, solve as run
 
-    inst = parse_instance(instance)
     bad = [s for s in skip if s not in METHODS]
     if bad:
         fail(f"unknown method {bad[0]!r} for --skip; choose from {', '.join(METHODS)}")
-    for note in inst.notes:
-        click.echo(f"note: {note}", err=True)
-    summary = run(inst, methods=[m for m in METHODS if m not in skip],
-                  max_free_m=max_free_m, max_glob_n=max_glob_n)
-    out = summary.to_json()
+    methods = [m for m in METHODS if m not in skip]
+    if (tree or dot_path) and not {"opt_free", "agglomerative", "greedy"} & set(methods):
+        fail("--tree and --dot draw a layout: keep opt_free, agglomerative or greedy")
+    inst = parse_instance(instance)
+    for msg in inst.notes:
+        note(f"note: {msg}", quiet)
+    if ("opt_free" in methods and inst.m <= max_free_m) or ("opt_glob" in methods and inst.n <= max_glob_n):
+        announce_compile(*KERNEL_MODULES, quiet=quiet)
+    summary = run(inst, methods=methods, max_free_m=max_free_m, max_glob_n=max_glob_n)
+    out_json = summary.to_json()
+    if out is not None:
+        write_json(out, out_json)
+    if dot_path is not None:
+        write_text_atomic(dot_path, trie_dot(inst, summary.layout))
     if as_json:
-        click.echo(json.dumps(out))
+        emit_json(out_json)
         return
+    if out is not None:
+        note(f"wrote {out}", quiet)
+    if dot_path is not None:
+        note(f"wrote {dot_path}", quiet)
     click.echo(f"instance  {compact(inst) if inst.m <= 40 else f'({inst.m} requests)'}")
     click.echo(f"n={inst.n} chunks, m={inst.m} requests, sum_i w(R_i)={inst.total_weight()}")
     click.echo(f"{'method':<14}{'cost':>12}{'seconds':>12}")
     for meth in METHODS:
-        if meth in out["skipped"]:
-            click.echo(f"{meth:<14}{'skipped':>12}  {out['skipped'][meth]}")
-        elif out[meth] is not None:
-            click.echo(f"{meth:<14}{out[meth]:>12}{out['seconds'].get(meth, 0):>12.4f}")
-    if "kernel_load" in out["seconds"]:
-        click.echo(f"(compiled kernels loaded in {out['seconds']['kernel_load']:.2f} s, not counted above)")
-    if out["ratio"] is not None:
-        click.echo(f"OPT_glob / OPT_free = {out['opt_glob']}/{out['opt_free']} = {out['ratio']:.4f}")
-    if out["layout"] is not None and inst.m <= 40:
-        click.echo(f"layout ({out['layout_method']}):")
-        for i, seq in enumerate(out["layout"]):
+        if meth in out_json["skipped"]:
+            click.echo(f"{meth:<14}{'skipped':>12}  {out_json['skipped'][meth]}")
+        elif out_json[meth] is not None:
+            click.echo(f"{meth:<14}{out_json[meth]:>12}{out_json['seconds'].get(meth, 0):>12.4f}")
+    if "kernel_load" in out_json["seconds"]:
+        click.echo(f"(compiled kernels loaded in {out_json['seconds']['kernel_load']:.2f} s, not counted above)")
+    if out_json["ratio"] is not None:
+        click.echo(f"OPT_glob / OPT_free = {out_json['opt_glob']}/{out_json['opt_free']} = {out_json['ratio']:.4f}")
+    if out_json["layout"] is not None and inst.m <= 40:
+        click.echo(f"layout ({out_json['layout_method']}):")
+        for i, seq in enumerate(out_json["layout"]):
             click.echo(f"  R{i}: {' '.join(map(str, seq))}")
-    if out["order"] is not None and inst.n <= 60:
-        click.echo(f"optimal global order: {' '.join(map(str, out['order']))}")
+    if out_json["order"] is not None and inst.n <= 60:
+        click.echo(f"optimal global order: {' '.join(map(str, out_json['order']))}")
+    if tree:
+        which = "optimal prefix trie" if summary.layout_method == "opt_free" else f"prefix trie ({summary.layout_method})"
+        click.echo(draw_trie(inst, summary.layout, title=which))

@@ -1,0 +1,267 @@
+"""What every ``mptsearch`` command shares: the option vocabulary of docs/cli.md, JSON on
+stdout, atomic output files, reading INSTANCE/TRACE arguments, progress and notes on stderr.
+
+A command composes these instead of declaring its own ``--json`` or ``--out``, so that one
+option means one thing everywhere::
+
+    @click.command("solve")
+    @click.argument("instance")
+    @json_option
+    @quiet_option
+    @out_option()
+    def solve(instance, as_json, quiet, out): ...
+
+Errors raised here are :class:`BadInput` (one line, exit code 2); ``cli.main`` prints them.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import sys
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from ..exitcodes import BAD_INPUT
+
+__all__ = [
+    "BadInput", "fail", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
+    "time_limit_option", "check_writable", "writable_path", "emit_json", "to_jsonable",
+    "write_text_atomic", "write_json", "read_input", "os_error_message", "progress_bar", "note",
+    "KERNEL_MODULES", "kernels_cached", "announce_compile",
+]
+
+
+class BadInput(click.ClickException):
+    """Bad user input or a refusal: one line on stderr, exit code 2."""
+
+    exit_code = BAD_INPUT
+
+
+def fail(message: str) -> "NoReturn":  # noqa: F821
+    """Stop the command with a one-line error and exit code 2."""
+    raise BadInput(message)
+
+
+# ---- the option vocabulary (docs/cli.md) ---------------------------------------------------
+
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print one JSON object on stdout and nothing else there.")
+quiet_option = click.option("-q", "--quiet", is_flag=True,
+                            help="No progress and no notes on stderr; errors still print.")
+
+
+def out_option(help: str = "Write the result (JSON) to PATH, atomically.", **kw) -> Callable:
+    """``-o/--out PATH``: nothing is written without it. A PATH whose folder does not exist is
+    refused before any work starts (see :func:`check_writable`)."""
+    return click.option("-o", "--out", "out", type=click.Path(dir_okay=False), default=None,
+                        metavar="PATH", help=help, callback=writable_path, **kw)
+
+
+def writable_path(ctx, param, value):
+    """A click callback for any option naming an output file: see :func:`check_writable`."""
+    if value is not None:
+        check_writable(value)
+    return value
+
+
+def check_writable(path: str | os.PathLike) -> None:
+    """Refuse, with one line, an output path that is a folder or whose folder does not exist,
+    so that a long computation does not end unable to save its result."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        fail(f"cannot write {path}: it is a folder")
+    if not os.path.isdir(folder):
+        why = "a parent of it is not a folder" if os.path.exists(folder) else f"no such folder {os.path.dirname(path) or '.'}"
+        fail(f"cannot write {path}: {why}")
+
+
+def jobs_option(help: str = "Worker processes  [default: all cores; 0 also means all cores]") -> Callable:
+    """``-j/--jobs J``: None when not given; a command treats None and 0 as all cores."""
+    return click.option("-j", "--jobs", type=click.IntRange(0), default=None, metavar="J", help=help)
+
+
+def seed_option(default: int = 0, help: str = "Random seed; the same seed gives the same result whatever --jobs.") -> Callable:
+    return click.option("-s", "--seed", type=int, default=default, show_default=True, metavar="S", help=help)
+
+
+def time_limit_option(default: float | None = None,
+                      help: str = "Wall seconds for the whole command, kernel compilation excluded.") -> Callable:
+    return click.option("-t", "--time-limit", type=click.FloatRange(0, min_open=True), default=default,
+                        metavar="SECONDS", help=help, show_default=default is not None)
+
+
+# ---- JSON on stdout ------------------------------------------------------------------------
+
+def to_jsonable(obj: Any) -> Any:
+    """``obj`` with numpy scalars and arrays, fractions, sets, tuples and paths made JSON-safe.
+
+    Infinite and NaN floats become the strings "inf", "-inf" and "nan" (strict JSON has none).
+    """
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return sorted(to_jsonable(v) for v in obj)
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else ("nan" if math.isnan(f) else ("inf" if f > 0 else "-inf"))
+    if isinstance(obj, Fraction):
+        return f"{obj.numerator}/{obj.denominator}"
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def emit_json(obj: Any) -> None:
+    """Print ``obj`` as one JSON object on one line of stdout."""
+    click.echo(json.dumps(to_jsonable(obj), allow_nan=False))
+
+
+# ---- output files --------------------------------------------------------------------------
+
+def os_error_message(exc: OSError, path: str | os.PathLike | None = None, verb: str = "write") -> str:
+    """One line for an OSError: what, where, why (disk full, permission denied, no such folder)."""
+    path = path if path is not None else (exc.filename or "?")
+    why = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded",
+           errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+           errno.EROFS: "read-only file system", errno.ENOENT: "no such file or folder",
+           errno.ENOTDIR: "a parent of it is not a folder", errno.EISDIR: "it is a folder"}.get(
+        exc.errno, exc.strerror or str(exc))
+    return f"cannot {verb} {path}: {why}"
+
+
+def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    The folder must exist (it is not created: a typo in a path should not grow a tree). On any
+    failure (missing folder, permission denied, disk full) the temporary file is removed, the
+    target is left as it was, and :class:`BadInput` carries one line.
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    check_writable(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), _file_mode(path))  # mkstemp makes 0600; give the usual mode
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        fail(os_error_message(exc, path))
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _file_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o777  # replacing a file keeps its mode
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write ``obj`` as indented JSON to ``path`` atomically (see :func:`write_text_atomic`)."""
+    write_text_atomic(path, json.dumps(to_jsonable(obj), indent=1, allow_nan=False) + "\n")
+
+
+# ---- input ---------------------------------------------------------------------------------
+
+def read_input(source: str, what: str = "input") -> str:
+    """The text of an INSTANCE or TRACE argument that names a file, or ``-`` for stdin.
+
+    A missing file, a folder, an unreadable file and binary (non-UTF-8 or NUL-bearing) data
+    are one-line :class:`BadInput` errors.
+    """
+    from ..instance import InstanceError, read_text
+
+    try:
+        return read_text(source, what)
+    except InstanceError as exc:
+        fail(str(exc))
+
+
+# ---- stderr: progress, notes, compilation ----------------------------------------------------
+
+def note(message: str, quiet: bool = False) -> None:
+    """A note on stderr, unless ``--quiet``."""
+    if not quiet:
+        click.echo(message, err=True)
+
+
+def progress_bar(quiet: bool = False, **tqdm_kwargs):
+    """A tqdm bar on stderr when stderr is a terminal and not ``--quiet``; else None.
+
+    A log file or a pipe gets no ``\\r`` redraws.
+    """
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(file=sys.stderr, dynamic_ncols=True, **tqdm_kwargs)
+
+
+#: the compiled layer every solver calls (issue 15): its cache decides "first run" for solve
+KERNEL_MODULES = ("mptsearch._kernels.masks", "mptsearch._kernels.subset_dp", "mptsearch._kernels.blocked",
+                  "mptsearch._kernels.free", "mptsearch._kernels.glob", "mptsearch._kernels.agglomerative",
+                  "mptsearch._kernels.bounds")
+
+
+def kernels_cached(*modules: str) -> bool:
+    """Whether numba's on-disk cache holds compiled kernels of every named module.
+
+    Looks for the index files numba writes (``<module>.<function>-<line>.pyXY.nbi``) in the
+    module's ``__pycache__`` or in ``NUMBA_CACHE_DIR``, without importing the module (that
+    would compile it).
+    """
+    import importlib.util
+
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.origin:  # a renamed module would announce on every run
+            raise ValueError(f"kernels_cached: no module {name}")
+        stem = Path(spec.origin).stem
+        # numba writes to NUMBA_CACHE_DIR when it is set, else to __pycache__ beside the source
+        user_dir = os.environ.get("NUMBA_CACHE_DIR")
+        place = Path(user_dir) if user_dir else Path(spec.origin).parent / "__pycache__"
+        if not (place.is_dir() and any(place.rglob(f"{stem}.*.nbi"))):
+            return False
+    return True
+
+
+def announce_compile(*modules: str, quiet: bool = False) -> bool:
+    """Say "compiling kernels: first run only" on stderr when the kernels are not cached yet.
+
+    Returns whether compilation is due, so the command can compile before its clock starts.
+    """
+    due = not kernels_cached(*modules)
+    if due:
+        note("compiling kernels: first run only", quiet)
+    return due
