@@ -1,4 +1,4 @@
-"""Open problem 1 (paper, Section 9): the worst OPT_glob/OPT_free against k, with the bounds of
+"""Open problem 1 (the paper's first open problem): the worst OPT_glob/OPT_free against k, with the bounds of
 docs/theta_k.md, the families D_k and S(c, k), a structured search over orbit families, short
 annealing runs and the mixed-size 3-4 class. Writes results/theta_k/ (meta.json first, then one
 JSON per phase, then README.md, ratio_over_k.png and summary.json built from those files only).

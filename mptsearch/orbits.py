@@ -21,7 +21,7 @@ cost(pi) = cost(pi'): the cost is a function of the pattern.
 
 The DP
 ------
-With P the chunks placed before chunk c (SPEC, "Exact OPT_glob"), c costs
+With P the chunks placed before chunk c (the chunk-subset DP of mptsearch.exact.glob), c costs
 w(c) * #distinct{R ∩ P : R ∋ c}. By the same symmetry this count depends only on the counts
 p = (|P ∩ O_i|)_i and the orbit j of c; call it N_j(p). A set Q ⊆ P is some R ∩ P with R ∋ c
 and R of type t iff its counts q_i = |Q ∩ O_i| satisfy, for every i,
