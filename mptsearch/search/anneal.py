@@ -30,7 +30,7 @@ from .._bits import popcount
 from .._kernels.workspace import Workspace, workspace
 from .objective import objective
 
-__all__ = ["AnnealConfig", "RestartState", "OBJECTIVES", "new_restart", "run_restart",
+__all__ = ["default_requests", "AnnealConfig", "RestartState", "OBJECTIVES", "new_restart", "run_restart",
            "restart_instance", "restart_seed", "make_workspace"]
 
 OBJECTIVES = ("ratio", "shortfall")
@@ -41,6 +41,18 @@ MAX_M = 16   # OPT_free is O(3^m) per step
 I_M, I_BEST_M, I_STEP, I_EVALS, I_VIOL, I_ACC, I_NUM, I_DEN, I_BNUM, I_BDEN, I_LEN = range(11)
 # indices into iparams
 P_N, P_KLO, P_KHI, P_MLO, P_MHI, P_WLO, P_WHI, P_OBJ, P_CHECK = range(9)
+
+
+DEFAULT_M_INIT = 10  # restarts start at m <= 10 (the former default range), then walk over m
+
+
+def default_requests(n: int, k: tuple) -> tuple[int, int]:
+    """The default range of m: every count the class allows, from 3 up to the distinct
+    requests that exist, capped at MAX_M. The add/drop moves then walk over m, so the search
+    reaches optima at large m (k=3 on 6 chunks: 23/18 at m=12) that a fixed 3-10 excludes;
+    with ``m_init = DEFAULT_M_INIT`` restarts still start where the former default did."""
+    cap = sum(math.comb(n, s) for s in range(k[0], k[1] + 1)) if 1 <= k[0] <= k[1] <= n else 0
+    return min(3, max(cap, 1)), max(1, min(MAX_M, cap))
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,9 @@ class AnnealConfig:
     check : bool
         Also count every evaluated instance whose agglomerative savings fall below half the
         optimum (Theorem 6 says none does); costs one agglomerative run per step for ``ratio``.
+    m_init : int, optional
+        Restarts draw their starting m from [m_lo, m_init] instead of the whole range; the
+        add/drop moves still reach every m in range (None: the whole range).
     """
 
     n: int
@@ -72,6 +87,7 @@ class AnnealConfig:
     t_start: float = 0.05
     t_end: float = 0.002
     check: bool = False
+    m_init: int | None = None
 
     def validate(self) -> "AnnealConfig":
         """Raise :class:`~mptsearch.instance.InstanceError` (one line) on an unusable config."""
@@ -85,6 +101,8 @@ class AnnealConfig:
         cap = self.capacity()
         if not 1 <= mlo <= mhi:
             raise InstanceError(f"request count range {mlo}-{mhi} is empty")
+        if self.m_init is not None and self.m_init < mlo:
+            raise InstanceError(f"the initial request count bound {self.m_init} is below the range {mlo}-{mhi}")
         if mhi > MAX_M:
             raise InstanceError(f"at most {MAX_M} requests (OPT_free is O(3^m) per step), got {mhi}")
         if mlo > cap:
@@ -347,7 +365,10 @@ def new_restart(config: AnnealConfig, seed: int, index: int, length: int | None 
     rng = np.array([restart_seed(seed, index)], dtype=np.uint64)
     req = np.zeros(mm, dtype=np.uint64)
     wts = np.zeros(n, dtype=np.int64)
-    m = _init_state(config.iparams(), req, wts, rng)
+    ip = config.iparams()
+    if config.m_init is not None:  # draw the starting m from [m_lo, m_init] only
+        ip[P_MHI] = min(ip[P_MHI], config.m_init)
+    m = _init_state(ip, req, wts, rng)
     ints = np.zeros(11, dtype=np.int64)
     ints[I_M] = m
     ints[I_LEN] = config.restart_steps if length is None else length
