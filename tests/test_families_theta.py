@@ -91,3 +91,17 @@ def test_sunflowers_with_cores(capsys):
     assert _recheck(data) == (19, 12)
     code, _, err = run(["family", "record", "--with-cores"], capsys)
     assert code == 2 and "sunflowers family only" in err
+
+
+def test_a_wrong_dp_value_is_caught_by_the_trie_recheck(capsys, monkeypatch):
+    import mptsearch.orbits as orbits
+
+    real = orbits.opt_glob_orbits
+
+    def off_by_one(fam, **kw):
+        r = real(fam, **kw)
+        return orbits.OrbitGlobResult(r.value - 1, r.pattern, r.order, r.states)
+
+    monkeypatch.setattr(orbits, "opt_glob_orbits", off_by_one)
+    code, _, err = run(["family", "two-sunflowers", "--k", "6"], capsys)
+    assert code == 1 and "on the trie" in err
