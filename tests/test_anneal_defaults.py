@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from mptsearch.instance import InstanceError
-from mptsearch.search.anneal import DEFAULT_M_INIT, MAX_M, AnnealConfig, default_requests, new_restart
+from mptsearch.search.anneal import DEFAULT_M_NARROW, MAX_M, AnnealConfig, default_requests, new_restart
 from mptsearch.search.parallel import anneal
 
 
@@ -17,19 +17,24 @@ def test_default_range_is_the_whole_class_up_to_max_m():
     assert default_requests(2, (1, 1)) == (2, 2)
 
 
-def test_m_init_bounds_the_starting_count_only():
-    cfg = AnnealConfig(n=6, k=(3, 3), m=(3, 16), m_init=5)
-    starts = {int(new_restart(cfg, 0, r).ints[0]) for r in range(60)}
-    assert max(starts) <= 5 and min(starts) >= 3
-    wide = {int(new_restart(AnnealConfig(n=6, k=(3, 3), m=(3, 16)), 0, r).ints[0]) for r in range(60)}
-    assert max(wide) > 5
+def test_m_alternate_narrows_even_restarts_only():
+    cfg = AnnealConfig(n=6, k=(3, 3), m=(3, 16), m_alternate=5)
+    even = {int(new_restart(cfg, 0, r).ints[0]) for r in range(0, 120, 2)}
+    odd = {int(new_restart(cfg, 0, r).ints[0]) for r in range(1, 120, 2)}
+    assert max(even) <= 5 and min(even) >= 3 and max(odd) > 5
+    assert cfg.iparams(0)[4] == 5 and cfg.iparams(1)[4] == 16 and cfg.iparams()[4] == 16
+    # an even restart runs exactly as a restart of the narrow range would
+    narrow = AnnealConfig(n=6, k=(3, 3), m=(3, 5))
+    a, b = new_restart(cfg, 7, 4), new_restart(narrow, 7, 4)
+    assert (a.req[:5] == b.req[:5]).all() and a.ints[0] == b.ints[0]
     with pytest.raises(InstanceError):
-        AnnealConfig(n=6, k=(3, 3), m=(3, 16), m_init=2).validate()
+        AnnealConfig(n=6, k=(3, 3), m=(3, 16), m_alternate=2).validate()
 
 
 def test_default_range_reaches_the_k3_six_chunk_maximum():
-    cfg = AnnealConfig(n=6, k=(3, 3), m=default_requests(6, (3, 3)), m_init=DEFAULT_M_INIT)
-    run = anneal(cfg, seed=1, steps=40_000, time_limit=None, jobs=1)
+    cfg = AnnealConfig(n=6, k=(3, 3), m=default_requests(6, (3, 3)), m_alternate=DEFAULT_M_NARROW,
+                       restart_steps=20_000)
+    run = anneal(cfg, seed=1, steps=40_000, time_limit=None, jobs=1)   # restarts 0 (narrow) and 1 (wide)
     assert Fraction(run.num, run.den) == Fraction(23, 18)
     old = AnnealConfig(n=6, k=(3, 3), m=(3, 10))
     run = anneal(old, seed=1, steps=40_000, time_limit=None, jobs=1)

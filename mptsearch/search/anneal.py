@@ -43,14 +43,15 @@ I_M, I_BEST_M, I_STEP, I_EVALS, I_VIOL, I_ACC, I_NUM, I_DEN, I_BNUM, I_BDEN, I_L
 P_N, P_KLO, P_KHI, P_MLO, P_MHI, P_WLO, P_WHI, P_OBJ, P_CHECK = range(9)
 
 
-DEFAULT_M_INIT = 10  # restarts start at m <= 10 (the former default range), then walk over m
+DEFAULT_M_NARROW = 10  # even restarts keep the former default range m <= 10 (see m_alternate)
 
 
 def default_requests(n: int, k: tuple) -> tuple[int, int]:
     """The default range of m: every count the class allows, from 3 up to the distinct
     requests that exist, capped at MAX_M. The add/drop moves then walk over m, so the search
-    reaches optima at large m (k=3 on 6 chunks: 23/18 at m=12) that a fixed 3-10 excludes;
-    with ``m_init = DEFAULT_M_INIT`` restarts still start where the former default did."""
+    reaches optima at large m (k=3 on 6 chunks: 23/18 at m=12) that a fixed 3-10 excludes.
+    The CLI pairs it with ``m_alternate = DEFAULT_M_NARROW``: every other restart searches
+    the former range only, so optima at small m come as fast as before."""
     cap = sum(math.comb(n, s) for s in range(k[0], k[1] + 1)) if 1 <= k[0] <= k[1] <= n else 0
     return min(3, max(cap, 1)), max(1, min(MAX_M, cap))
 
@@ -73,9 +74,10 @@ class AnnealConfig:
     check : bool
         Also count every evaluated instance whose agglomerative savings fall below half the
         optimum (Theorem 6 says none does); costs one agglomerative run per step for ``ratio``.
-    m_init : int, optional
-        Restarts draw their starting m from [m_lo, m_init] instead of the whole range; the
-        add/drop moves still reach every m in range (None: the whole range).
+    m_alternate : int, optional
+        A schedule over m: restarts with an even index search m in [m_lo, m_alternate] only,
+        odd ones the whole range (None: every restart the whole range). Steps at large m
+        cost O(3^m), so the narrow restarts keep the search at small m as fast as before.
     """
 
     n: int
@@ -87,7 +89,7 @@ class AnnealConfig:
     t_start: float = 0.05
     t_end: float = 0.002
     check: bool = False
-    m_init: int | None = None
+    m_alternate: int | None = None
 
     def validate(self) -> "AnnealConfig":
         """Raise :class:`~mptsearch.instance.InstanceError` (one line) on an unusable config."""
@@ -101,8 +103,8 @@ class AnnealConfig:
         cap = self.capacity()
         if not 1 <= mlo <= mhi:
             raise InstanceError(f"request count range {mlo}-{mhi} is empty")
-        if self.m_init is not None and self.m_init < mlo:
-            raise InstanceError(f"the initial request count bound {self.m_init} is below the range {mlo}-{mhi}")
+        if self.m_alternate is not None and self.m_alternate < mlo:
+            raise InstanceError(f"the narrow request count bound {self.m_alternate} is below the range {mlo}-{mhi}")
         if mhi > MAX_M:
             raise InstanceError(f"at most {MAX_M} requests (OPT_free is O(3^m) per step), got {mhi}")
         if mlo > cap:
@@ -129,8 +131,13 @@ class AnnealConfig:
         from ..exact.free import dp_dtype
         return dp_dtype(self.m_max * self.k[1] * self.weights[1])
 
-    def iparams(self) -> np.ndarray:
-        return np.array([self.n, self.k[0], self.k[1], self.m[0], self.m_max, self.weights[0],
+    def iparams(self, index: int | None = None) -> np.ndarray:
+        """The kernel's integer parameters for restart ``index`` (its m range follows
+        ``m_alternate``)."""
+        m_hi = self.m_max
+        if self.m_alternate is not None and index is not None and index % 2 == 0:
+            m_hi = min(m_hi, self.m_alternate)
+        return np.array([self.n, self.k[0], self.k[1], self.m[0], m_hi, self.weights[0],
                          self.weights[1], OBJECTIVES.index(self.objective), int(self.check)],
                         dtype=np.int64)
 
@@ -365,10 +372,7 @@ def new_restart(config: AnnealConfig, seed: int, index: int, length: int | None 
     rng = np.array([restart_seed(seed, index)], dtype=np.uint64)
     req = np.zeros(mm, dtype=np.uint64)
     wts = np.zeros(n, dtype=np.int64)
-    ip = config.iparams()
-    if config.m_init is not None:  # draw the starting m from [m_lo, m_init] only
-        ip[P_MHI] = min(ip[P_MHI], config.m_init)
-    m = _init_state(ip, req, wts, rng)
+    m = _init_state(config.iparams(index), req, wts, rng)
     ints = np.zeros(11, dtype=np.int64)
     ints[I_M] = m
     ints[I_LEN] = config.restart_steps if length is None else length
@@ -389,7 +393,7 @@ def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,
     one compiled call: O(nsteps (3^m + 2^n (n + m))) time.
     """
     ws = workspace if workspace is not None else make_workspace(config)
-    _anneal_steps(config.iparams(), config.fparams(), state.req, state.wts, state.best_req,
+    _anneal_steps(config.iparams(state.index), config.fparams(), state.req, state.wts, state.best_req,
                   state.best_wts, state.ints, state.rng, state.viol_req, state.viol_wts,
                   ws, int(nsteps))
     return state
