@@ -88,7 +88,7 @@ def phase_sunflowers():
             inst = fam.instance()
             row["order_cost"] = order_cost(inst, g.order)
             row["free_layout_cost"] = trie_cost(inst, sunflowers_layout(inst, c))
-            row["opt_free_dp"] = opt_free(inst).value if inst.m <= 18 else None
+            row["opt_free_dp"] = opt_free(inst).value if inst.m <= 24 else None
         row["ratio_lb"] = g.value / row["free_layout_cost"]
         # S+(c, k): the cores as requests too (sizes k-1 and k); same layout, same free bounds
         plus = sunflowers_orbits(c, k, with_cores=True)
