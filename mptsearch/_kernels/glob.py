@@ -1,4 +1,4 @@
-"""OPT_glob by the chunk-subset DP (SPEC, "Exact OPT_glob"), the kernel behind
+"""OPT_glob (the paper, Section 4: layouts induced by one global chunk priority) by the chunk-subset DP, the kernel behind
 :func:`mptsearch.exact.glob.opt_glob`, the annealer and the enumerator.
 
 A chunk c placed after the chunk set P creates one trie node per distinct value of R_i ∩ P
