@@ -36,7 +36,7 @@ from mptsearch.search.anneal import I_EVALS, AnnealConfig, new_restart, run_rest
 def _loop_free(req, m, w, ws, reps):
     s = 0
     for _ in range(reps):
-        s += free_savings(req, m, w, False, ws)
+        s += free_savings(req, m, w, ws)
     return s
 
 
@@ -52,7 +52,7 @@ def _loop_glob(S, w, n, m, ws, reps):
 def _loop_agg(req, m, w, sig, act, reps):
     s = 0
     for _ in range(reps):
-        s += agglomerative_savings(req, m, w, False, sig, act)
+        s += agglomerative_savings(req, m, w, sig, act)
     return s
 
 
@@ -88,7 +88,7 @@ def parts(m: int, reps: int):
     req = np.array(inst.request_masks(), dtype=np.uint64)
     w = inst.weights.astype(np.int64)
     chunk_sets(req, m, 7, ws.S)
-    intersection_table(req, m, w, False, ws.inter, ws.wI)
+    intersection_table(req, m, w, ws.inter, ws.wI)
     out = {}
     for name, fn, args in [
         ("opt_free", _loop_free, (req, m, w, ws)),

@@ -177,10 +177,9 @@ def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_
     The temperature of step s is t_start (t_end / t_start)^((s-1)/length): a function of the
     step index only, so pieces of any size give the same trajectory."""
     c = counters[0]
-    unit = p.w_hi == 1
     m = c.m
     if c.step == 0 and c.evaluations == 0:  # first piece: evaluate the start
-        num, den, _ = objective(req, m, p.n, wts, unit, p.objective, p.check, ws)
+        num, den, _ = objective(req, m, p.n, wts, p.objective, p.check, ws)
         c.evaluations += 1
         c.num, c.den, c.best_num, c.best_den, c.best_m = num, den, num, den, m
         _keep(req, m, best_req)
@@ -194,7 +193,7 @@ def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_
         kind, i, old, oldw, m = _propose(p, req, wts, m, rng)
         if kind == SKIP:
             continue
-        num, den, viol = objective(req, m, p.n, wts, unit, p.objective, p.check, ws)
+        num, den, viol = objective(req, m, p.n, wts, p.objective, p.check, ws)
         c.evaluations += 1
         if viol:
             if c.violations == 0:
