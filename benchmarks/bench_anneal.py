@@ -29,7 +29,7 @@ from mptsearch._kernels.masks import chunk_sets, intersection_table
 from mptsearch._kernels.subset_dp import dp_plain
 from mptsearch._kernels.workspace import workspace
 from mptsearch.families import random_instance, ratio_record
-from mptsearch.search.anneal import I_EVALS, AnnealConfig, new_restart, run_restart
+from mptsearch.search.anneal import AnnealConfig, new_restart, run_restart
 
 
 @njit
@@ -78,7 +78,7 @@ def full_rate(m: int, steps: int, seed: int):
     cfg = AnnealConfig(n=7, k=(4, 4), m=(m, m), restart_steps=steps).validate()
     st = new_restart(cfg, seed, 0)
     cpu, wall = _timed(run_restart, cfg, st, steps)
-    ev = int(st.ints[I_EVALS])
+    ev = st.evaluations
     return ev / cpu, ev / wall, ev
 
 

@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    git worktree add /tmp/kernels-base main      # the code before, any path
+    git worktree add --detach /tmp/kernels-base e333c48   # the code before (issue 15's base)
     python benchmarks/bench_kernels.py --base /tmp/kernels-base [--repeats 3]
         [--anneal-ms 8,9,10,11,12] [--free-ms 16,18,20,22] [--enum-pieces 4]
         [--out benchmarks/results/kernels_before_after]
@@ -66,6 +66,8 @@ def work_anneal(m: int) -> dict:
 
 
 def work_free(m: int, shape: str) -> dict:
+    import zlib
+
     from mptsearch.exact.free import savings_table
     from mptsearch.families import random_instance
     from mptsearch.instance import compact
@@ -78,7 +80,7 @@ def work_free(m: int, shape: str) -> dict:
     wI, M = savings_table(inst, kernel="blocked")
     cpu = time.process_time() - t
     return {"cpu": cpu, "ns_per_pair": cpu / (3 ** m / 2) * 1e9, "savings": int(M[-1]),
-            "dtype": M.dtype.name, "n": inst.n, "instance_hash": hash(compact(inst)) & 0xFFFFFFFF}
+            "dtype": M.dtype.name, "n": inst.n, "instance_crc32": zlib.crc32(compact(inst).encode())}
 
 
 def work_enum(pieces: int) -> dict:
@@ -87,11 +89,11 @@ def work_enum(pieces: int) -> dict:
 
     with tempfile.TemporaryDirectory() as d:
         run_enumeration(EnumClass(7, 4, 4, 5, 5), Path(d) / "warm.sqlite", max_pieces=2)
-        t = time.process_time()
+        t, w = time.process_time(), time.perf_counter()
         res = run_enumeration(EnumClass(7, 4, 4, 12, 12), Path(d) / "s.sqlite", max_pieces=pieces)
-        cpu = time.process_time() - t
+        cpu, wall = time.process_time() - t, time.perf_counter() - w
     by = res.by_m.get(12, {"count": 0, "evaluated": 0, "max": None})
-    return {"cpu": cpu, "members": int(by["count"]), "evaluated": int(by["evaluated"]),
+    return {"cpu": cpu, "wall": wall, "members": int(by["count"]), "evaluated": int(by["evaluated"]),
             "max": str(by["max"])}
 
 
@@ -188,8 +190,8 @@ def report(data: dict, a) -> None:
     for key, res in data["free"].items():
         m, shape = key.split()
         b, f = _median(res["before"], "ns_per_pair"), _median(res["after"], "ns_per_pair")
-        same = {r["savings"] for r in res["before"] + res["after"]}
-        assert len(same) == 1, f"before and after disagree on {key}"
+        same = {(r["savings"], r["instance_crc32"]) for r in res["before"] + res["after"]}
+        assert len(same) == 1, f"before and after disagree on {key} (instance or OPT_free)"
         r0 = res["after"][0]
         lines.append(f"{m:>4} {shape:>7} {r0['n']:>4} {r0['dtype']:>6} {b:>8.3f} {f:>8.3f} {f / b:>13.2f}")
     by_m = {}
@@ -205,12 +207,14 @@ def report(data: dict, a) -> None:
     if data["enum"]:
         e = data["enum"]
         counts = {(r["members"], r["evaluated"], r["max"]) for r in e["before"] + e["after"]}
-        b, f = _median(e["before"], "cpu"), _median(e["after"], "cpu")
         mem, ev, mx = sorted(counts)[0]
         lines += ["", f"enumeration, k=4 n=7 m=12, first {a.enum_pieces} pieces "
                       f"({mem} members, {ev} through the DP, max ratio {mx}; "
-                      f"{'equal' if len(counts) == 1 else 'DIFFERENT'} before and after): CPU seconds",
-                  f"{'before':>8} {'after':>8} {'after/before':>13}", f"{b:>8.2f} {f:>8.2f} {f / b:>13.2f}"]
+                      f"{'equal' if len(counts) == 1 else 'DIFFERENT'} before and after): seconds",
+                  f"{'':>5} {'before':>8} {'after':>8} {'after/before':>13}"]
+        for key in ("cpu", "wall"):
+            b, f = _median(e["before"], key), _median(e["after"], key)
+            lines.append(f"{key:>5} {b:>8.2f} {f:>8.2f} {f / b:>13.2f}")
     text = "\n".join(lines) + "\n"
     print(text)
     out = Path(a.out)
