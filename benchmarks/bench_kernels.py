@@ -2,8 +2,8 @@
 
 Usage (from the repository root)::
 
-    git worktree add --detach /tmp/kernels-base e333c48   # the code before (issue 15's base)
-    python benchmarks/bench_kernels.py --base /tmp/kernels-base [--repeats 3]
+    git worktree add --detach ../kernels-base e333c48   # the code before (issue 15's base)
+    python benchmarks/bench_kernels.py --base ../kernels-base [--repeats 3]
         [--anneal-ms 8,9,10,11,12] [--free-ms 16,18,20,22] [--enum-pieces 4]
         [--out benchmarks/results/kernels_before_after]
 

@@ -71,7 +71,7 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
     except InstanceError as exc:
         fail(str(exc))
     jobs = jobs or None  # 0: all cores, as without the option
-    if announce_compile("mptsearch.search.anneal", "mptsearch.search.objective", *KERNEL_MODULES, quiet=quiet):
+    if announce_compile("mptsearch.search.steps", "mptsearch.search.objective", *KERNEL_MODULES, quiet=quiet):
         # compile in this process before the clock of --time-limit starts; workers then load
         # the kernels from numba's on-disk cache
         run_anneal(config, seed=seed, steps=min(200, restart_steps), time_limit=None, jobs=1)

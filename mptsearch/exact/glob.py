@@ -56,8 +56,8 @@ def opt_glob(inst: Instance, *, max_memory: int | None = None) -> GlobResult:
 
     Notes
     -----
-    O(2^n (m + n)) time with word-parallel request sets, O(2^n) memory (SPEC, "Exact
-    OPT_glob"). The order is recovered by walking back from the full set, recomputing the
+    O(2^n (m + n)) time with word-parallel request sets, O(2^n) memory (global orders: the
+    paper, Section 4). The order is recovered by walking back from the full set, recomputing the
     counts instead of storing a choice per subset.
 
     Examples

@@ -1,5 +1,5 @@
 """Simulated annealing over families of requests, maximising OPT_glob/OPT_free or the
-shortfall of agglomerative clustering (SPEC claims C4 and C9).
+shortfall of agglomerative clustering (the paper's Section 6 and open problem 1, claims C4 and C9).
 
 The search space is a :class:`~mptsearch.classes.FamilyClass`: a family of m distinct
 requests on a universe of n chunks, each request of size in [k_lo, k_hi], m in [m_lo, m_hi],
