@@ -29,14 +29,14 @@ from mptsearch._kernels.masks import chunk_sets, intersection_table
 from mptsearch._kernels.subset_dp import dp_plain
 from mptsearch._kernels.workspace import workspace
 from mptsearch.families import random_instance, ratio_record
-from mptsearch.search.anneal import I_EVALS, AnnealConfig, new_restart, run_restart
+from mptsearch.search.anneal import AnnealConfig, new_restart, run_restart
 
 
 @njit
 def _loop_free(req, m, w, ws, reps):
     s = 0
     for _ in range(reps):
-        s += free_savings(req, m, w, False, ws)
+        s += free_savings(req, m, w, ws)
     return s
 
 
@@ -52,7 +52,7 @@ def _loop_glob(S, w, n, m, ws, reps):
 def _loop_agg(req, m, w, sig, act, reps):
     s = 0
     for _ in range(reps):
-        s += agglomerative_savings(req, m, w, False, sig, act)
+        s += agglomerative_savings(req, m, w, sig, act)
     return s
 
 
@@ -78,7 +78,7 @@ def full_rate(m: int, steps: int, seed: int):
     cfg = AnnealConfig(n=7, k=(4, 4), m=(m, m), restart_steps=steps).validate()
     st = new_restart(cfg, seed, 0)
     cpu, wall = _timed(run_restart, cfg, st, steps)
-    ev = int(st.ints[I_EVALS])
+    ev = st.evaluations
     return ev / cpu, ev / wall, ev
 
 
@@ -88,7 +88,7 @@ def parts(m: int, reps: int):
     req = np.array(inst.request_masks(), dtype=np.uint64)
     w = inst.weights.astype(np.int64)
     chunk_sets(req, m, 7, ws.S)
-    intersection_table(req, m, w, False, ws.inter, ws.wI)
+    intersection_table(req, m, w, ws.inter, ws.wI)
     out = {}
     for name, fn, args in [
         ("opt_free", _loop_free, (req, m, w, ws)),

@@ -17,7 +17,6 @@ is the same instance as the plain function returns.
 
 from __future__ import annotations
 
-import math
 from itertools import combinations
 
 import numpy as np
@@ -154,15 +153,14 @@ def random_instance(n: int, m: int, k: int | tuple[int, int], *, weights: tuple[
         Inclusive range of the integer chunk weights, uniform (``(1, 1)``: unit weights).
     seed : int or numpy Generator
     """
+    from .classes import FamilyClass
+
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    lo, hi = (k, k) if isinstance(k, (int, np.integer)) else k
-    if not 1 <= lo <= hi <= n:
-        raise InstanceError(f"request size {k} does not fit a universe of {n} chunks")
-    capacity = sum(math.comb(n, s) for s in range(lo, hi + 1))
-    if m > capacity:
-        raise InstanceError(f"only {capacity} distinct requests of size {k} exist on {n} chunks, asked for {m}")
-    if weights[0] < 1 or weights[1] < weights[0]:
-        raise InstanceError(f"weight range {weights} must be positive integers lo <= hi")
+    family = FamilyClass.of(n, k, m, weights)
+    problems = family.problems()
+    if problems:
+        raise InstanceError(problems[0])
+    (lo, hi), capacity = family.k, family.capacity
     seen, reqs = set(), []
     if capacity <= 4 * m:
         pool = [c for s in range(lo, hi + 1) for c in combinations(range(n), s)]

@@ -19,14 +19,14 @@ def test_default_range_is_the_whole_class_up_to_max_m():
 
 def test_m_alternate_narrows_even_restarts_only():
     cfg = AnnealConfig(n=6, k=(3, 3), m=(3, 16), m_alternate=5)
-    even = {int(new_restart(cfg, 0, r).ints[0]) for r in range(0, 120, 2)}
-    odd = {int(new_restart(cfg, 0, r).ints[0]) for r in range(1, 120, 2)}
+    even = {int(new_restart(cfg, 0, r).counters[0]["m"]) for r in range(0, 120, 2)}
+    odd = {int(new_restart(cfg, 0, r).counters[0]["m"]) for r in range(1, 120, 2)}
     assert max(even) <= 5 and min(even) >= 3 and max(odd) > 5
-    assert cfg.iparams(0)[4] == 5 and cfg.iparams(1)[4] == 16 and cfg.iparams()[4] == 16
+    assert cfg.params(0).m_hi == 5 and cfg.params(1).m_hi == 16 and cfg.params().m_hi == 16
     # an even restart runs exactly as a restart of the narrow range would
     narrow = AnnealConfig(n=6, k=(3, 3), m=(3, 5))
     a, b = new_restart(cfg, 7, 4), new_restart(narrow, 7, 4)
-    assert (a.req[:5] == b.req[:5]).all() and a.ints[0] == b.ints[0]
+    assert (a.req[:5] == b.req[:5]).all() and a.counters[0]["m"] == b.counters[0]["m"]
     with pytest.raises(InstanceError):
         AnnealConfig(n=6, k=(3, 3), m=(3, 16), m_alternate=2).validate()
 

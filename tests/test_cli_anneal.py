@@ -92,7 +92,7 @@ def test_compile_announcement_names_modules_that_exist():
     # a module renamed by a refactor must not leave the note printed on every run
     from mptsearch.cli import anneal as anneal_cli, solve as solve_cli  # noqa: F401  (imports the lists)
 
-    for name in _common.KERNEL_MODULES + ("mptsearch.search.anneal", "mptsearch.search.objective"):
+    for name in _common.KERNEL_MODULES + ("mptsearch.search.steps", "mptsearch.search.objective"):
         assert importlib.util.find_spec(name) is not None, name
     with pytest.raises(ValueError, match="no module"):
         _common.kernels_cached("mptsearch.search._evaluate")

@@ -269,8 +269,8 @@ def test_readme_python_examples_run(tmp_path, monkeypatch, capsys):
 _PENDING_ELSEWHERE = {
     "docs/serving.md",                  # serving branch rewrites the doc
     "tests/test_enumerate_run.py",      # a /tmp path in a refusal test (enumerate branch)
-    "mptsearch/exact/glob.py", "mptsearch/encodings/glob_cpsat.py", "mptsearch/encodings/vertex_cover.py",
-    "mptsearch/search/anneal.py", "mptsearch/verify/hardness.py", "mptsearch/verify/triesearch.py",
+    "mptsearch/encodings/glob_cpsat.py", "mptsearch/encodings/vertex_cover.py",
+    "mptsearch/verify/hardness.py", "mptsearch/verify/triesearch.py",
 }
 
 

@@ -119,3 +119,12 @@ def test_production_can_beat_opt_glob():
     assert production_cost(inst) == 5
     assert opt_glob(inst).value == 6
     assert opt_free(inst).value == 5
+
+
+def test_heuristics_report_value_like_the_exact_solvers():
+    """One name for the objective: ``.value``; ``.cost`` stays as the same number."""
+    from mptsearch.families import k4_3
+
+    inst = k4_3()
+    for r in (agglomerative(inst), greedy(inst)):
+        assert r.value == r.cost == trie_cost(inst, r.layout)

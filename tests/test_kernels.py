@@ -26,26 +26,25 @@ DTYPES = (np.int16, np.int32, np.int64)
 
 
 def _arrays(inst, dtype=None):
-    """(requests as uint64 masks, int64 weights, weight mapping, unit flag, workspace)."""
+    """(requests as uint64 masks, int64 weights, weight mapping, workspace)."""
     req = np.array(inst.request_masks(), dtype=np.uint64)
     w = inst.weights.astype(np.int64)
     wmap = {x: int(w[x]) for x in range(inst.n)}
     ws = workspace(inst.n, inst.m, dtype or dp_dtype(inst.total_weight()))
-    return req, w, wmap, bool(inst.unit_weights), ws
+    return req, w, wmap, ws
 
 
 @settings(max_examples=60)
 @given(instances(max_n=9, max_m=8))
 def test_masks(inst):
-    req, w, wmap, unit, ws = _arrays(inst, np.int64)
+    req, w, wmap, ws = _arrays(inst, np.int64)
     m, n = inst.m, inst.n
     for r, reqset in zip(req, inst.requests):
-        assert mask_weight(r, w, unit) == sum(wmap[x] for x in reqset)
-        assert mask_weight(r, w, False) == sum(wmap[x] for x in reqset)
+        assert mask_weight(r, w) == sum(wmap[x] for x in reqset)
     chunk_sets(req, m, n, ws.S)
     assert [int(s) for s in ws.S[:n]] == [sum(1 << i for i, r in enumerate(inst.requests) if x in r)
                                          for x in range(n)]
-    intersection_table(req, m, w, unit, ws.inter, ws.wI)
+    intersection_table(req, m, w, ws.inter, ws.wI)
     zeta = intersection_weights(ws.S, w, m, np.zeros(1 << m, dtype=np.int64))
     for B in range(1, 1 << m):
         expect = naive_intersection_weight(inst.requests, wmap, [i for i in range(m) if B >> i & 1])
@@ -67,8 +66,8 @@ def test_block_size_from_table_type():
 def test_free_savings_equals_naive(inst, dtype):
     if np.iinfo(dtype).max < inst.total_weight():
         dtype = dp_dtype(inst.total_weight())
-    req, w, wmap, unit, ws = _arrays(inst, dtype)
-    sav = free_savings(req, inst.m, w, unit, ws)
+    req, w, wmap, ws = _arrays(inst, dtype)
+    sav = free_savings(req, inst.m, w, ws)
     assert inst.total_weight() - sav == naive_opt_free(inst.requests, wmap)
 
 
@@ -79,15 +78,15 @@ def test_free_savings_blocked_rows_equal_naive(m, seed):
     from mptsearch.families import random_instance
 
     inst = random_instance(9, m, (3, 6), weights=(1, 3), seed=seed)
-    req, w, wmap, unit, ws = _arrays(inst)
+    req, w, wmap, ws = _arrays(inst)
     assert m > low_bits(ws.M)
-    assert inst.total_weight() - free_savings(req, m, w, unit, ws) == naive_opt_free(inst.requests, wmap)
+    assert inst.total_weight() - free_savings(req, m, w, ws) == naive_opt_free(inst.requests, wmap)
 
 
 @settings(max_examples=80)
 @given(instances(max_n=8, max_m=8))
 def test_glob_table_equals_naive(inst):
-    req, w, wmap, unit, ws = _arrays(inst)
+    req, w, wmap, ws = _arrays(inst)
     chunk_sets(req, inst.m, inst.n, ws.S)
     value = glob_table(ws.S, w, inst.n, inst.m, ws.G, ws.classes, ws.ncls, ws.singles)
     assert value == naive_opt_glob(inst.requests, wmap)
@@ -97,20 +96,20 @@ def test_glob_table_equals_naive(inst):
 @given(instances(max_n=7, max_m=10, max_weight=3, max_k=4))
 def test_agglomerative_equals_naive(inst):
     """Small weights and requests: many ties, where the "first" rule decides."""
-    req, w, wmap, unit, ws = _arrays(inst)
-    got = agglomerative_savings(req, inst.m, w, unit, ws.sig, ws.act)
+    req, w, wmap, ws = _arrays(inst)
+    got = agglomerative_savings(req, inst.m, w, ws.sig, ws.act)
     assert got == naive_agglomerative_savings(inst.requests, wmap)
 
 
 @settings(max_examples=80)
 @given(instances(max_n=8, max_m=9))
 def test_bounds_equal_naive(inst):
-    req, w, wmap, unit, ws = _arrays(inst)
+    req, w, wmap, ws = _arrays(inst)
     total = inst.total_weight()
     mst_lb = naive_mst_lower_bound(inst.requests, wmap)
     if inst.m > 1:
-        assert total - mst_savings(req, inst.m, w, unit, ws) == mst_lb
-    tot, lb, agg = free_bounds(req, inst.m, w, unit, ws)
+        assert total - mst_savings(req, inst.m, w, ws) == mst_lb
+    tot, lb, agg = free_bounds(req, inst.m, w, ws)
     union = sum(wmap[x] for x in set().union(*inst.requests))
     assert tot == total
     assert lb == (max(mst_lb, union) if inst.m > 1 else total)

@@ -5,8 +5,7 @@ import pytest
 
 from mptsearch.canonical import canonical_key
 from mptsearch.instance import compact
-from mptsearch.search.anneal import (I_BDEN, I_BNUM, I_EVALS, I_VIOL, AnnealConfig, new_restart,
-                                     restart_instance, run_restart)
+from mptsearch.search.anneal import AnnealConfig, new_restart, restart_instance, run_restart
 from mptsearch.search.certificate import certify
 from mptsearch.search.parallel import anneal
 from mptsearch.families import ratio_record
@@ -39,8 +38,8 @@ def test_shortfall_never_exceeds_two_on_every_evaluated_instance():
 def test_ratio_check_mode_counts_nothing_and_finds_the_record_value():
     cfg = AnnealConfig(n=7, k=(4, 4), m=(8, 8), restart_steps=150_000, check=True)
     st = run_restart(cfg, new_restart(cfg, 1, 0), 150_000)
-    assert st.ints[I_VIOL] == 0
-    assert st.ints[I_BNUM] * 2 == 3 * st.ints[I_BDEN]  # 1.5 at k=4, n=7, m=8
+    assert st.violations == 0
+    assert st.best_num * 2 == 3 * st.best_den  # 1.5 at k=4, n=7, m=8
 
 
 def test_pieces_equal_one_go():
@@ -49,7 +48,7 @@ def test_pieces_equal_one_go():
     b = new_restart(cfg, 5, 3)
     for piece in (1, 999, 2000, 3000, 10):
         run_restart(cfg, b, piece)
-    for x, y in zip((a.req, a.best_req, a.wts, a.ints, a.rng), (b.req, b.best_req, b.wts, b.ints, b.rng)):
+    for x, y in zip((a.req, a.best_req, a.wts, a.counters, a.rng), (b.req, b.best_req, b.wts, b.counters, b.rng)):
         assert np.array_equal(x, y)
 
 
@@ -85,6 +84,6 @@ def test_certificate_of_paper_record():
 def test_restart_instance_roundtrip():
     cfg = AnnealConfig(n=7, k=(2, 4), m=(4, 6), restart_steps=10)
     st = new_restart(cfg, 0, 0)
-    inst = restart_instance(cfg, st.req, int(st.ints[0]), st.wts)
-    assert sorted(inst.request_masks()) != [] and inst.m == int(st.ints[0])
+    inst = restart_instance(cfg, st.req, st.m, st.wts)
+    assert sorted(inst.request_masks()) != [] and inst.m == st.m
     assert canonical_key(inst) == canonical_key(inst.relabel(list(range(inst.n))[::-1]))

@@ -63,7 +63,7 @@ def test_intersection_table_equals_zeta_transform():
         ws = workspace(inst.n, m, np.int64)
         req = np.array(inst.request_masks(), dtype=np.uint64)
         chunk_sets(req, m, inst.n, ws.S)
-        intersection_table(req, m, inst.weights, False, ws.inter, ws.wI)
+        intersection_table(req, m, inst.weights, ws.inter, ws.wI)
         ref = np.zeros(1 << m, dtype=np.int64)
         intersection_weights(ws.S, inst.weights, m, ref)
         assert np.array_equal(ws.wI[1:], ref[1:])

@@ -12,7 +12,7 @@ __all__ = ["agglomerative_savings"]
 
 
 @njit(cache=True)
-def agglomerative_savings(req, m, weights, unit, sig, act):
+def agglomerative_savings(req, m, weights, sig, act):
     """Repeatedly merge, among the pairs of clusters of largest positive common weight, the
     pair (a, b), a < b, with the smallest a then b (clusters numbered 0..m-1, merge j creating
     m+j, larger than every live cluster, so ``act`` stays sorted by appending); return the
@@ -30,7 +30,7 @@ def agglomerative_savings(req, m, weights, unit, sig, act):
         for p in range(nact):
             sp = sig[act[p]]
             for q in range(p + 1, nact):
-                v = mask_weight(sp & sig[act[q]], weights, unit)
+                v = mask_weight(sp & sig[act[q]], weights)
                 if v > bw:
                     bw = v
                     bp = p

@@ -35,36 +35,36 @@ def max_spanning_tree(pw, m, intree, key):
 
 
 @njit(cache=True)
-def pair_weights(req, m, weights, unit, pw):
+def pair_weights(req, m, weights, pw):
     """pw[i, j] = w(R_i ∩ R_j) for i != j (the diagonal is left alone)."""
     for i in range(m):
         for j in range(i + 1, m):
-            v = mask_weight(req[i] & req[j], weights, unit)
+            v = mask_weight(req[i] & req[j], weights)
             pw[i, j] = v
             pw[j, i] = v
 
 
-@njit(cache=True)
-def mst_savings(req, m, weights, unit, ws):
+@njit(cache=True, inline="always")
+def mst_savings(req, m, weights, ws):
     """Savings no hierarchy can beat: every internal node v has w(I(v)) <= w(R_i ∩ R_j) for
     a cross pair (i, j), and these pairs form a spanning tree, so M(all) <= MaxST."""
-    pair_weights(req, m, weights, unit, ws.pw)
+    pair_weights(req, m, weights, ws.pw)
     return max_spanning_tree(ws.pw, m, ws.intree, ws.key)
 
 
-@njit(cache=True)
-def free_bounds(req, m, weights, unit, ws):
+@njit(cache=True, inline="always")
+def free_bounds(req, m, weights, ws):
     """(total, lb, agg): sum_i w(R_i), a lower bound on OPT_free (the larger of the MST bound
     and the weight of the chunks in use) and the "first" agglomerative savings, whose
     hierarchy gives the upper bound total - agg. O(m^2 k + m^3)."""
     total = np.int64(0)
     union = np.uint64(0)
     for a in range(m):
-        total += mask_weight(req[a], weights, unit)
+        total += mask_weight(req[a], weights)
         union |= req[a]
     if m <= 1:
         return total, total, np.int64(0)
-    low = total - mst_savings(req, m, weights, unit, ws)
-    uw = mask_weight(union, weights, unit)
-    agg = agglomerative_savings(req, m, weights, unit, ws.sig, ws.act)
+    low = total - mst_savings(req, m, weights, ws)
+    uw = mask_weight(union, weights)
+    agg = agglomerative_savings(req, m, weights, ws.sig, ws.act)
     return total, max(low, uw), agg

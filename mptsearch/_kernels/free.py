@@ -25,14 +25,14 @@ def solve_dp(wI, M, m):
         dp_rows(wI, M, m)
 
 
-@njit(cache=True)
-def free_savings(req, m, weights, unit, ws):
+@njit(cache=True, inline="always")
+def free_savings(req, m, weights, ws):
     """M(all), the optimal savings of the family req[:m]; OPT_free = sum_i w(R_i) - M(all).
 
     ``ws`` is a :class:`~mptsearch._kernels.workspace.Workspace` whose tables have at least
     2^m entries in an integer type that holds sum_i w(R_i). O(3^m) time, no allocation."""
     if m <= 1:
         return np.int64(0)
-    intersection_table(req, m, weights, unit, ws.inter, ws.wI)
+    intersection_table(req, m, weights, ws.inter, ws.wI)
     solve_dp(ws.wI, ws.M, m)
     return np.int64(ws.M[(1 << m) - 1])

@@ -1,4 +1,4 @@
-"""OPT_glob by the chunk-subset DP (SPEC, "Exact OPT_glob"), the kernel behind
+"""OPT_glob (the paper, Section 4: layouts induced by one global chunk priority) by the chunk-subset DP, the kernel behind
 :func:`mptsearch.exact.glob.opt_glob`, the annealer and the enumerator.
 
 A chunk c placed after the chunk set P creates one trie node per distinct value of R_i ∩ P
@@ -19,20 +19,6 @@ from numba import njit
 from .._bits import ctz, popcount
 
 __all__ = ["glob_table"]
-
-
-@njit(cache=True, inline="always")
-def _refine(part, classes, d, k, rep, single):
-    """File one part of a split class: a class of two or more requests (with its lowest
-    request as representative) or a request alone, which never splits again."""
-    if part:
-        if part & (part - np.uint64(1)):
-            classes[d, k] = part
-            k += 1
-            rep |= part & (~part + np.uint64(1))
-        else:
-            single |= part
-    return k, rep, single
 
 
 @njit(cache=True)
@@ -69,8 +55,15 @@ def glob_table(S, weights, n, m, G, classes, ncls, singles):
         rep = np.uint64(0)
         for j in range(ncls[d - 1]):
             K = classes[d - 1, j]
-            k, rep, single = _refine(K & s0, classes, d, k, rep, single)
-            k, rep, single = _refine(K & ~s0, classes, d, k, rep, single)
+            for side in range(2):  # split K by chunk c0: a class of two or more requests
+                part = K & s0 if side == 0 else K & ~s0  # keeps its lowest as representative;
+                if part:                                  # a request alone never splits again
+                    if part & (part - np.uint64(1)):
+                        classes[d, k] = part
+                        k += 1
+                        rep |= part & (~part + np.uint64(1))
+                    else:
+                        single |= part
         ncls[d] = k
         singles[d] = single
         rep |= single

@@ -60,20 +60,19 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
     weights = _range(w_text or ("1" if objective == "ratio" else "1-9"), "--weights")
-    probe = AnnealConfig(n=chunks, k=k, m=(1, 1))
-    cap = probe.capacity() if 1 <= k[0] <= k[1] <= chunks else 0
     m = _range(m_text, "--requests") if m_text else default_requests(chunks, k)
     m_alternate = None if m_text else DEFAULT_M_NARROW
     if steps is None and time_limit is None:
         time_limit = 60.0
     config = AnnealConfig(n=chunks, k=k, m=m, weights=weights, objective=objective,
-                          restart_steps=restart_steps, t_start=t_start, t_end=t_end, check=check, m_alternate=m_alternate)
+                          restart_steps=restart_steps, t_start=t_start, t_end=t_end, check=check,
+                          m_alternate=m_alternate)
     try:
         config.validate()
     except InstanceError as exc:
         fail(str(exc))
     jobs = jobs or None  # 0: all cores, as without the option
-    if announce_compile("mptsearch.search.anneal", "mptsearch.search.objective", *KERNEL_MODULES, quiet=quiet):
+    if announce_compile("mptsearch.search.steps", "mptsearch.search.objective", *KERNEL_MODULES, quiet=quiet):
         # compile in this process before the clock of --time-limit starts; workers then load
         # the kernels from numba's on-disk cache
         run_anneal(config, seed=seed, steps=min(200, restart_steps), time_limit=None, jobs=1)

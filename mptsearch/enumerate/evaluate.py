@@ -44,21 +44,21 @@ EXACT_M_LIMIT = 22  # 2^m-entry DP tables per worker; beyond it a member stays u
 
 
 @njit(cache=True)
-def _exact_free(masks, ms, i, w, unit, exact_limit, ws, total, free):
+def _exact_free(masks, ms, i, w, exact_limit, ws, total, free):
     """free[i] := OPT_free of member i by the DP, or -2 when m exceeds the DP limit."""
     if ms[i] <= exact_limit:
-        free[i] = total[i] - free_savings(masks[i], ms[i], w, unit, ws)
+        free[i] = total[i] - free_savings(masks[i], ms[i], w, ws)
     else:
         free[i] = -2
 
 
 @njit(cache=True)
-def _glob_and_bounds(masks, ms, n, w, unit, ws, total, glob, lb, ub, aggsav, free):
+def _glob_and_bounds(masks, ms, n, w, ws, total, glob, lb, ub, aggsav, free):
     """Phase 1: OPT_glob and the two bounds of every member (free[i] = -1: not known yet)."""
     for i in range(masks.shape[0]):
         m = ms[i]
         R = masks[i]
-        tot, low, agg = free_bounds(R, m, w, unit, ws)
+        tot, low, agg = free_bounds(R, m, w, ws)
         total[i] = tot
         free[i] = -1
         if m <= 1:
@@ -76,7 +76,7 @@ def _glob_and_bounds(masks, ms, n, w, unit, ws, total, glob, lb, ub, aggsav, fre
 
 
 @njit(cache=True)
-def _decide_property(masks, ms, w, unit, prop, pn, pd, exact_limit, ws, total, glob, lb,
+def _decide_property(masks, ms, w, prop, pn, pd, exact_limit, ws, total, glob, lb,
                      aggsav, free):
     """Phase 2: the DP for the members whose property the bounds cannot decide."""
     for i in range(masks.shape[0]):
@@ -90,11 +90,11 @@ def _decide_property(masks, ms, w, unit, prop, pn, pd, exact_limit, ws, total, g
         elif prop == 3:
             need = (total[i] - lb[i]) * pd >= pn * aggsav[i] and total[i] > lb[i]
         if need:
-            _exact_free(masks, ms, i, w, unit, exact_limit, ws, total, free)
+            _exact_free(masks, ms, i, w, exact_limit, ws, total, free)
 
 
 @njit(cache=True)
-def _max_ratio(masks, ms, w, unit, exact_limit, ws, total, glob, lb, ub, free):
+def _max_ratio(masks, ms, w, exact_limit, ws, total, glob, lb, ub, free):
     """Phase 3: the exact maximum of OPT_glob / OPT_free for each m, members taken by
     decreasing upper bound OPT_glob / LB while it reaches the best exact ratio so far."""
     B = masks.shape[0]
@@ -117,7 +117,7 @@ def _max_ratio(masks, ms, w, unit, exact_limit, ws, total, glob, lb, ub, free):
             continue
         if glob[i] * bd[m] >= bn[m] * lb[i]:
             if free[i] < 0:
-                _exact_free(masks, ms, i, w, unit, exact_limit, ws, total, free)
+                _exact_free(masks, ms, i, w, exact_limit, ws, total, free)
                 if free[i] == -2:
                     continue
             if glob[i] * bd[m] > bn[m] * free[i]:
@@ -126,12 +126,12 @@ def _max_ratio(masks, ms, w, unit, exact_limit, ws, total, glob, lb, ub, free):
 
 
 @njit(cache=True)
-def _evaluate(masks, ms, n, w, unit, prop, pn, pd, exact_limit, ws,
+def _evaluate(masks, ms, n, w, prop, pn, pd, exact_limit, ws,
               total, glob, lb, ub, aggsav, free):
-    _glob_and_bounds(masks, ms, n, w, unit, ws, total, glob, lb, ub, aggsav, free)
-    _decide_property(masks, ms, w, unit, prop, pn, pd, exact_limit, ws, total, glob, lb,
+    _glob_and_bounds(masks, ms, n, w, ws, total, glob, lb, ub, aggsav, free)
+    _decide_property(masks, ms, w, prop, pn, pd, exact_limit, ws, total, glob, lb,
                      aggsav, free)
-    _max_ratio(masks, ms, w, unit, exact_limit, ws, total, glob, lb, ub, free)
+    _max_ratio(masks, ms, w, exact_limit, ws, total, glob, lb, ub, free)
 
 
 @dataclass
@@ -192,7 +192,6 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
         raise ValueError(f"unknown property {prop!r}; use one of {', '.join(PROPERTIES)}")
     thr = Fraction(threshold).limit_denominator(10**6)
     w = np.ones(max(n, 1), dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
-    unit = bool(np.all(w == 1))
     from ..exact.free import dp_dtype
 
     # the kernels read requests as uint64 chunk masks (a view: n <= 64 keeps the bits)
@@ -205,6 +204,6 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
         # every DP value is at most sum_i w(R_i) <= m * w(universe): int16 when that fits
         ws = workspace(n, max(mmax, masks.shape[1]), dp_dtype(mmax * int(w.sum())),
                        table_m=min(mmax, exact_limit))
-        _evaluate(masks, ms, n, w, unit, _PROP_CODE[prop], thr.numerator, thr.denominator,
+        _evaluate(masks, ms, n, w, _PROP_CODE[prop], thr.numerator, thr.denominator,
                   exact_limit, ws, *arrs)
     return BatchResult(*arrs)

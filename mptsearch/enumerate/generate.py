@@ -26,7 +26,6 @@ All kernels are compiled with numba and take only arrays and scalars.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import comb
 
 import numpy as np
 from numba import njit
@@ -66,19 +65,24 @@ class EnumClass:
             raise InstanceError(f"at most 64 requests per family are supported, asked for {mhi}")
 
     @property
+    def family(self):
+        """The class as a :class:`~mptsearch.classes.FamilyClass` (unit weights)."""
+        from ..classes import FamilyClass
+
+        return FamilyClass(self.n, (self.klo, self.khi), (self.mlo, self.mhi))
+
+    @property
     def n_requests(self) -> int:
         """Number of allowed requests (sets of chunks of an allowed size)."""
-        return sum(comb(self.n, k) for k in range(self.klo, min(self.khi, self.n) + 1))
+        return self.family.capacity
 
     @property
     def m_top(self) -> int:
         """The largest m that occurs: mhi capped by the number of allowed requests."""
-        return min(self.mhi, self.n_requests)
+        return self.family.m_top
 
     def describe(self) -> str:
-        k = f"k={self.klo}" if self.klo == self.khi else f"k={self.klo}..{self.khi}"
-        m = f"m={self.mlo}" if self.mlo == self.mhi else f"m={self.mlo}..{self.m_top}"
-        return f"n={self.n} {k} {m}"
+        return self.family.describe()
 
 
 def allowed_requests(cls: EnumClass) -> np.ndarray:

@@ -1,16 +1,13 @@
 """Exact OPT_glob: the best layout induced by one global chunk priority.
 
-A chunk c placed after the chunk set P creates one trie node per distinct value of R_i ∩ P
-among the requests containing c. So with G(P) the least cost of the chunks of P placed first,
+With G(P) the least cost of the chunks of P placed first,
 
     G(P) = min over c in P of G(P - c) + w(c) * #distinct{R_i ∩ P : i in S_c},
 
-a subset DP over chunks: O(2^n (m + n)) time instead of n! orders. The requests are
-partitioned by R_i ∩ P (their trie position after P); the partition of P is its parent's
-(P minus its lowest chunk) refined by one chunk, and increasing integer order visits the
-subsets in a depth-first order of exactly that parent relation, so one partition per depth
-is kept on a stack. With one representative request per class, the count for c is
-popcount(rep(P) & S_c): the classes either lie inside S_c or miss it, since c is in P.
+a subset DP over chunks in O(2^n (m + n)) time instead of n! orders; the compiled kernel
+(:func:`mptsearch._kernels.glob.glob_table`, shared with the annealer and the enumerator)
+explains how the request classes are refined. This module validates, runs it and walks the
+table back to an optimal order.
 """
 
 from __future__ import annotations
@@ -59,8 +56,8 @@ def opt_glob(inst: Instance, *, max_memory: int | None = None) -> GlobResult:
 
     Notes
     -----
-    O(2^n (m + n)) time with word-parallel request sets, O(2^n) memory (SPEC, "Exact
-    OPT_glob"). The order is recovered by walking back from the full set, recomputing the
+    O(2^n (m + n)) time with word-parallel request sets, O(2^n) memory (global orders: the
+    paper, Section 4). The order is recovered by walking back from the full set, recomputing the
     counts instead of storing a choice per subset.
 
     Examples
@@ -80,11 +77,12 @@ def opt_glob(inst: Instance, *, max_memory: int | None = None) -> GlobResult:
         raise InstanceError(f"OPT_glob DP for n={n} chunks needs {need / 2**30:.1f} GiB, "
                             f"more than the {limit / 2**30:.1f} GiB available")
     from .._kernels.glob import glob_table
+    from .._kernels.workspace import workspace
 
     S = inst.chunk_sets()
-    G = np.zeros(1 << n, dtype=np.int64)
-    value = int(glob_table(S, inst.weights, n, m, G, np.zeros((n + 1, m), dtype=np.uint64),
-                           np.zeros(n + 1, dtype=np.int64), np.zeros(n + 1, dtype=np.uint64)))
+    ws = workspace(n, m, np.int64, table_m=0)  # the 2^n table G, no OPT_free tables
+    value = int(glob_table(S, inst.weights, n, m, ws.G, ws.classes, ws.ncls, ws.singles))
+    G = ws.G
     # Walk back from the used chunks: at P pick a chunk c that attains G[P] as P's last chunk.
     # Chunks in no request cost nothing and go last.
     masks = inst.request_masks()

@@ -94,6 +94,9 @@ def agglomerative(inst: Instance, *, tie_break: str = "first", seed=None) -> Agg
 
 
 def _greedy_merges(inst: Instance, rng) -> list[tuple[int, int]]:
+    # One priority-queue algorithm of ~90 lines: its helpers are closures over the shared
+    # cluster state (signatures, inverted index, best partners, heap versions), which
+    # separate functions would have to pass around as seven arguments.
     m, w = inst.m, [int(v) for v in inst.weights]
     sig: dict[int, frozenset] = {i: frozenset(o) for i, o in enumerate(inst.orders)}
     holders: dict[int, set] = {}

@@ -1,8 +1,9 @@
 """Simulated annealing over families of requests, maximising OPT_glob/OPT_free or the
-shortfall of agglomerative clustering (SPEC claims C4 and C9).
+shortfall of agglomerative clustering (the paper's Section 6 and open problem 1, claims C4 and C9).
 
-The search space is a family of m distinct requests on a universe of n chunks, each request of
-size in [k_lo, k_hi], m in [m_lo, m_hi], integer chunk weights in [w_lo, w_hi]. Objectives:
+The search space is a :class:`~mptsearch.classes.FamilyClass`: a family of m distinct
+requests on a universe of n chunks, each request of size in [k_lo, k_hi], m in [m_lo, m_hi],
+integer chunk weights in [w_lo, w_hi]. Objectives:
 
 - ``ratio`` = OPT_glob / OPT_free, both exact (paper's open problem 1: the best ratios found
   were 1.20 at k=3 and 1.50 at k=4);
@@ -14,33 +15,52 @@ move), change one chunk's weight (when weights may vary). Acceptance is Metropol
 objective with a geometric temperature schedule from ``t_start`` to ``t_end`` over one
 restart's steps; the temperature depends only on the step index, so a restart run in pieces
 (chunks of steps) gives the same trajectory as in one go. The whole step loop (move, both
-exact evaluations, acceptance, best tracking) is one compiled kernel; its random numbers come
-from a splitmix64 generator whose state travels with the restart.
+exact evaluations, acceptance, best tracking) is one compiled kernel
+(:func:`mptsearch.search.steps.anneal_steps`); its random numbers come from a splitmix64
+generator whose state travels with the restart.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from .._bits import popcount
 from .._kernels.workspace import Workspace, workspace
-from .objective import objective
+from ..classes import FamilyClass
 
-__all__ = ["default_requests", "AnnealConfig", "RestartState", "OBJECTIVES", "new_restart", "run_restart",
-           "restart_instance", "restart_seed", "make_workspace"]
+__all__ = ["default_requests", "AnnealConfig", "Params", "COUNTERS", "RestartState", "OBJECTIVES",
+           "new_restart", "run_restart", "restart_instance", "restart_seed", "make_workspace"]
 
 OBJECTIVES = ("ratio", "shortfall")
 MAX_N = 20   # OPT_glob is O(2^n) per step
 MAX_M = 16   # OPT_free is O(3^m) per step
 
-# indices into RestartState.ints
-I_M, I_BEST_M, I_STEP, I_EVALS, I_VIOL, I_ACC, I_NUM, I_DEN, I_BNUM, I_BDEN, I_LEN = range(11)
-# indices into iparams
-P_N, P_KLO, P_KHI, P_MLO, P_MHI, P_WLO, P_WHI, P_OBJ, P_CHECK = range(9)
+
+class Params(NamedTuple):
+    """What the compiled step loop reads of an :class:`AnnealConfig` (m_hi already capped by
+    the number of distinct requests; objective as its index in :data:`OBJECTIVES`)."""
+
+    n: int
+    k_lo: int
+    k_hi: int
+    m_lo: int
+    m_hi: int
+    w_lo: int
+    w_hi: int
+    objective: int
+    check: bool
+    t_start: float
+    t_end: float
+
+
+# The counters of one restart: one record, updated in place by the compiled loop.
+COUNTERS = np.dtype([("m", np.int64), ("best_m", np.int64), ("step", np.int64),
+                     ("evaluations", np.int64), ("violations", np.int64), ("accepted", np.int64),
+                     ("num", np.int64), ("den", np.int64), ("best_num", np.int64),
+                     ("best_den", np.int64), ("length", np.int64)])
 
 
 DEFAULT_M_NARROW = 10  # even restarts keep the former default range m <= 10 (see m_alternate)
@@ -91,26 +111,29 @@ class AnnealConfig:
     check: bool = False
     m_alternate: int | None = None
 
+    @property
+    def family(self) -> FamilyClass:
+        """The class of families searched."""
+        return FamilyClass.of(self.n, self.k, self.m, self.weights)
+
     def validate(self) -> "AnnealConfig":
         """Raise :class:`~mptsearch.instance.InstanceError` (one line) on an unusable config."""
         from ..instance import InstanceError
 
-        n, (klo, khi), (mlo, mhi), (wlo, whi) = self.n, self.k, self.m, self.weights
+        n, (mlo, mhi), (wlo, whi) = self.n, self.m, self.weights
         if not 2 <= n <= MAX_N:
             raise InstanceError(f"--chunks must be between 2 and {MAX_N} (OPT_glob is O(2^n) per step), got {n}")
-        if not 1 <= klo <= khi <= n:
-            raise InstanceError(f"request size {klo}-{khi} does not fit a universe of {n} chunks")
-        cap = self.capacity()
-        if not 1 <= mlo <= mhi:
-            raise InstanceError(f"request count range {mlo}-{mhi} is empty")
         if self.m_alternate is not None and self.m_alternate < mlo:
             raise InstanceError(f"the narrow request count bound {self.m_alternate} is below the range {mlo}-{mhi}")
         if mhi > MAX_M:
             raise InstanceError(f"at most {MAX_M} requests (OPT_free is O(3^m) per step), got {mhi}")
-        if mlo > cap:
-            raise InstanceError(f"only {cap} distinct requests of size {klo}-{khi} exist on {n} chunks, asked for {mlo}")
+        if not 1 <= mlo <= mhi:
+            raise InstanceError(f"request count range {mlo}-{mhi} is empty")
         if not 1 <= wlo <= whi or whi > 10**6:
             raise InstanceError(f"weight range {wlo}-{whi} must be integers with 1 <= lo <= hi <= 10^6")
+        problems = self.family.problems()  # the request sizes and their number
+        if problems:
+            raise InstanceError(problems[0])
         if self.objective not in OBJECTIVES:
             raise InstanceError(f"unknown objective {self.objective!r}; use one of {', '.join(OBJECTIVES)}")
         if self.restart_steps < 1:
@@ -121,243 +144,64 @@ class AnnealConfig:
 
     def capacity(self) -> int:
         """Number of distinct requests of an allowed size."""
-        return sum(math.comb(self.n, s) for s in range(self.k[0], self.k[1] + 1))
+        return self.family.capacity
 
     @property
     def m_max(self) -> int:
-        return min(self.m[1], self.capacity())
+        return self.family.m_top
 
     def dp_dtype(self):
         from ..exact.free import dp_dtype
         return dp_dtype(self.m_max * self.k[1] * self.weights[1])
 
-    def iparams(self, index: int | None = None) -> np.ndarray:
-        """The kernel's integer parameters for restart ``index`` (its m range follows
-        ``m_alternate``)."""
+    def params(self, index: int | None = None) -> Params:
+        """What the step loop reads, for restart ``index`` (its m range follows
+        ``m_alternate``: even restarts keep to m <= m_alternate)."""
         m_hi = self.m_max
         if self.m_alternate is not None and index is not None and index % 2 == 0:
             m_hi = min(m_hi, self.m_alternate)
-        return np.array([self.n, self.k[0], self.k[1], self.m[0], m_hi, self.weights[0],
-                         self.weights[1], OBJECTIVES.index(self.objective), int(self.check)],
-                        dtype=np.int64)
-
-    def fparams(self) -> np.ndarray:
-        return np.array([self.t_start, self.t_end], dtype=np.float64)
+        return Params(self.n, self.k[0], self.k[1], self.m[0], m_hi, self.weights[0],
+                      self.weights[1], OBJECTIVES.index(self.objective), bool(self.check),
+                      float(self.t_start), float(self.t_end))
 
 
 @dataclass
 class RestartState:
-    """Everything a restart carries between pieces: picklable, so it can go to a worker."""
+    """Everything a restart carries between pieces: picklable, so it can go to a worker.
+
+    The counters (``m``, ``best_m``, ``step``, ``evaluations``, ``violations``, ``accepted``,
+    ``num``/``den`` of the current objective, ``best_num``/``best_den``, ``length``) are
+    one :data:`COUNTERS` record, readable as attributes of the state."""
 
     index: int
     req: np.ndarray        # uint64[m_max], current requests req[:m]
     wts: np.ndarray        # int64[n]
     best_req: np.ndarray
     best_wts: np.ndarray
-    ints: np.ndarray       # int64, see I_* (step, evaluations, objective num/den, ...)
+    counters: np.ndarray   # COUNTERS[1]
     rng: np.ndarray        # uint64[1], splitmix64 state
     viol_req: np.ndarray   # first instance violating the 1/2 bound (check mode), if any
     viol_wts: np.ndarray
 
+    def __getattr__(self, name):
+        # only reached for names that are not fields: the counters
+        if name in COUNTERS.names:
+            return int(self.counters[0][name])
+        raise AttributeError(name)
+
     @property
     def done(self) -> bool:
-        return self.ints[I_STEP] >= self.ints[I_LEN]
+        return self.step >= self.length
 
     @property
     def best_value(self) -> float:
-        num, den = int(self.ints[I_BNUM]), int(self.ints[I_BDEN])
-        return math.inf if den == 0 else num / den
+        return math.inf if self.best_den == 0 else self.best_num / self.best_den
 
+    def copy(self) -> "RestartState":
+        return RestartState(self.index, *(a.copy() for a in (
+            self.req, self.wts, self.best_req, self.best_wts, self.counters, self.rng,
+            self.viol_req, self.viol_wts)))
 
-# ---- compiled kernel ---------------------------------------------------------------------------
-
-@njit(cache=True, inline="always")
-def _next(rng):
-    """splitmix64: advance the state, return 64 well-mixed bits."""
-    rng[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, inline="always")
-def _below(rng, k):
-    """Uniform integer in [0, k)."""
-    return np.int64((_next(rng) >> np.uint64(11)) % np.uint64(k))
-
-
-@njit(cache=True, inline="always")
-def _uniform(rng):
-    return np.float64(_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def _random_request(rng, n, klo, khi):
-    size = klo + _below(rng, khi - klo + 1)
-    r = np.uint64(0)
-    while popcount(r) < size:
-        r |= np.uint64(1) << np.uint64(_below(rng, n))
-    return r
-
-
-@njit(cache=True)
-def _present(req, m, r, skip):
-    for j in range(m):
-        if j != skip and req[j] == r:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _init_state(ip, req, wts, rng):
-    """A random starting family: m uniform in [m_lo, m_max], distinct random requests."""
-    n, klo, khi, mlo, mhi, wlo, whi = ip[P_N], ip[P_KLO], ip[P_KHI], ip[P_MLO], ip[P_MHI], ip[P_WLO], ip[P_WHI]
-    m = mlo + _below(rng, mhi - mlo + 1)
-    for i in range(m):
-        while True:
-            r = _random_request(rng, n, klo, khi)
-            if not _present(req, i, r, -1):
-                break
-        req[i] = r
-    for x in range(n):
-        wts[x] = wlo + _below(rng, whi - wlo + 1)
-    return m
-
-
-@njit(cache=True)
-def _better(a_num, a_den, b_num, b_den):
-    """a > b as fractions with nonnegative parts (den 0 = infinity)."""
-    if a_den == 0:
-        return b_den != 0
-    if b_den == 0:
-        return False
-    return a_num * b_den > b_num * a_den
-
-
-@njit(cache=True, nogil=True)
-def _anneal_steps(ip, fp, req, wts, best_req, best_wts, ints, rng, viol_req, viol_wts,
-                  ws, nsteps):
-    """Run ``nsteps`` annealing steps of one restart (fewer if it ends), in place."""
-    n, klo, khi, mlo, mhi, wlo, whi = ip[P_N], ip[P_KLO], ip[P_KHI], ip[P_MLO], ip[P_MHI], ip[P_WLO], ip[P_WHI]
-    t0, t1 = fp[0], fp[1]
-    unit = whi == 1
-    length = ints[I_LEN]
-    out = np.zeros(3, dtype=np.int64)
-    m = ints[I_M]
-    if ints[I_STEP] == 0 and ints[I_EVALS] == 0:  # first piece: evaluate the start
-        out[0], out[1], out[2] = objective(req, m, n, wts, unit, ip[P_OBJ], ip[P_CHECK], ws)
-        ints[I_EVALS] += 1
-        ints[I_NUM] = out[0]
-        ints[I_DEN] = out[1]
-        ints[I_BNUM] = out[0]
-        ints[I_BDEN] = out[1]
-        ints[I_BEST_M] = m
-        best_req[:] = req
-        best_wts[:] = wts
-    cur = ints[I_NUM] / ints[I_DEN] if ints[I_DEN] else np.inf
-    can_size = mhi > mlo
-    can_weight = whi > wlo
-    stop = min(length, ints[I_STEP] + nsteps)
-    step = ints[I_STEP]
-    while step < stop:
-        step += 1
-        temp = t0 * (t1 / t0) ** ((step - 1) / length)
-        # ---- propose a move (kind, undo data) ----
-        u = _uniform(rng)
-        kind = 0
-        if can_weight and u < 0.15:
-            kind = 4
-        elif can_size and u < 0.35:
-            kind = 2 if _below(rng, 2) == 0 else 3
-        elif u < 0.75:
-            kind = 0
-        else:
-            kind = 1
-        i = 0
-        old = np.uint64(0)
-        oldw = np.int64(0)
-        if kind == 0 or kind == 1:  # swap a chunk / replace a request
-            i = _below(rng, m)
-            old = req[i]
-            if kind == 0:
-                if popcount(old) == n:
-                    continue
-                r = old
-                while True:
-                    x = np.uint64(_below(rng, n))
-                    if old >> x & np.uint64(1):
-                        break
-                while True:
-                    y = np.uint64(_below(rng, n))
-                    if not old >> y & np.uint64(1):
-                        break
-                r = (old & ~(np.uint64(1) << x)) | (np.uint64(1) << y)
-            else:
-                r = _random_request(rng, n, klo, khi)
-            if r == old or _present(req, m, r, i):
-                continue
-            req[i] = r
-        elif kind == 2:  # add
-            if m >= mhi:
-                continue
-            r = _random_request(rng, n, klo, khi)
-            if _present(req, m, r, -1):
-                continue
-            req[m] = r
-            m += 1
-        elif kind == 3:  # drop: the last request moves into the hole
-            if m <= mlo:
-                continue
-            i = _below(rng, m)
-            old = req[i]
-            req[i] = req[m - 1]
-            m -= 1
-        else:  # weight
-            i = _below(rng, n)
-            oldw = wts[i]
-            nw = wlo + _below(rng, whi - wlo)
-            if nw >= oldw:
-                nw += 1
-            wts[i] = nw
-        # ---- evaluate and accept ----
-        out[0], out[1], out[2] = objective(req, m, n, wts, unit, ip[P_OBJ], ip[P_CHECK], ws)
-        ints[I_EVALS] += 1
-        if out[2]:
-            if ints[I_VIOL] == 0:
-                viol_req[:] = 0
-                viol_req[:m] = req[:m]
-                viol_wts[:] = wts
-            ints[I_VIOL] += 1
-        new = out[0] / out[1] if out[1] else np.inf
-        if new >= cur or _uniform(rng) < np.exp((new - cur) / temp):
-            cur = new
-            ints[I_NUM] = out[0]
-            ints[I_DEN] = out[1]
-            ints[I_ACC] += 1
-            if _better(out[0], out[1], ints[I_BNUM], ints[I_BDEN]):
-                ints[I_BNUM] = out[0]
-                ints[I_BDEN] = out[1]
-                ints[I_BEST_M] = m
-                best_req[:] = 0
-                best_req[:m] = req[:m]
-                best_wts[:] = wts
-        else:  # undo
-            if kind == 0 or kind == 1:
-                req[i] = old
-            elif kind == 2:
-                m -= 1
-            elif kind == 3:
-                m += 1
-                req[m - 1] = req[i]
-                req[i] = old
-            else:
-                wts[i] = oldw
-    ints[I_STEP] = step
-    ints[I_M] = m
-
-
-# ---- Python side -------------------------------------------------------------------------------
 
 def restart_seed(seed: int, index: int) -> int:
     """The generator state of restart ``index``: derived from (seed, index) alone, so a
@@ -368,15 +212,16 @@ def restart_seed(seed: int, index: int) -> int:
 
 def new_restart(config: AnnealConfig, seed: int, index: int, length: int | None = None) -> RestartState:
     """Restart ``index`` of run ``seed``: a random start, not yet evaluated."""
+    from .steps import init_family
+
     n, mm = config.n, config.m_max
     rng = np.array([restart_seed(seed, index)], dtype=np.uint64)
     req = np.zeros(mm, dtype=np.uint64)
     wts = np.zeros(n, dtype=np.int64)
-    m = _init_state(config.iparams(index), req, wts, rng)
-    ints = np.zeros(11, dtype=np.int64)
-    ints[I_M] = m
-    ints[I_LEN] = config.restart_steps if length is None else length
-    return RestartState(index, req, wts, req.copy(), wts.copy(), ints, rng,
+    counters = np.zeros(1, dtype=COUNTERS)
+    counters[0]["m"] = init_family(config.params(index), req, wts, rng)
+    counters[0]["length"] = config.restart_steps if length is None else length
+    return RestartState(index, req, wts, req.copy(), wts.copy(), counters, rng,
                         np.zeros(mm, dtype=np.uint64), np.zeros(n, dtype=np.int64))
 
 
@@ -392,10 +237,11 @@ def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,
     Runs ``nsteps`` steps of move + OPT_free + OPT_glob (or agglomerative) + Metropolis in
     one compiled call: O(nsteps (3^m + 2^n (n + m))) time.
     """
+    from .steps import anneal_steps
+
     ws = workspace if workspace is not None else make_workspace(config)
-    _anneal_steps(config.iparams(state.index), config.fparams(), state.req, state.wts, state.best_req,
-                  state.best_wts, state.ints, state.rng, state.viol_req, state.viol_wts,
-                  ws, int(nsteps))
+    anneal_steps(config.params(state.index), state.req, state.wts, state.best_req, state.best_wts,
+                 state.counters, state.rng, state.viol_req, state.viol_wts, ws, int(nsteps))
     return state
 
 

@@ -23,37 +23,37 @@ __all__ = ["Evaluation", "evaluate", "RATIO", "SHORTFALL"]
 RATIO, SHORTFALL = 0, 1  # objective codes of the compiled loop (OBJECTIVES order)
 
 
-@njit(cache=True)
-def family_total(req, m, weights, unit):
+@njit(cache=True, inline="always")
+def family_total(req, m, weights):
     """sum_i w(R_i) of the family req[:m]."""
     total = np.int64(0)
     for i in range(m):
-        total += mask_weight(req[i], weights, unit)
+        total += mask_weight(req[i], weights)
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def glob_value(req, m, n, weights, ws):
     """OPT_glob of the family req[:m] on n chunks (fills ws.S and ws.G)."""
     chunk_sets(req, m, n, ws.S)
     return glob_table(ws.S, weights, n, m, ws.G, ws.classes, ws.ncls, ws.singles)
 
 
-@njit(cache=True)
-def objective(req, m, n, weights, unit, objective_code, check, ws):
+@njit(cache=True, inline="always")
+def objective(req, m, n, weights, objective_code, check, ws):
     """(num, den, violation) of the family req[:m]: ``ratio`` OPT_glob / OPT_free,
     ``shortfall`` optimal / agglomerative savings (1/1 when both are 0); ``violation`` is 1
     when ``check`` and the agglomerative savings fall below half the optimum (Theorem 6
     says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3) for shortfall."""
-    sav = free_savings(req, m, weights, unit, ws)
+    sav = free_savings(req, m, weights, ws)
     viol = 0
     agg = np.int64(-1)
     if objective_code == SHORTFALL or check:
-        agg = agglomerative_savings(req, m, weights, unit, ws.sig, ws.act)
+        agg = agglomerative_savings(req, m, weights, ws.sig, ws.act)
         if 2 * agg < sav:
             viol = 1
     if objective_code == RATIO:
-        return glob_value(req, m, n, weights, ws), family_total(req, m, weights, unit) - sav, viol
+        return glob_value(req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
     if agg == 0 and sav == 0:
         return np.int64(1), np.int64(1), viol
     return sav, agg, viol
@@ -92,8 +92,7 @@ def evaluate(inst) -> Evaluation:
     ws = workspace(n, m, dp_dtype(total))
     req = np.array(inst.request_masks(), dtype=np.uint64)
     w = inst.weights.astype(np.int64)
-    unit = bool(inst.unit_weights)
-    sav = int(free_savings(req, m, w, unit, ws))
+    sav = int(free_savings(req, m, w, ws))
     glob = int(glob_value(req, m, n, w, ws))
-    agg = int(agglomerative_savings(req, m, w, unit, ws.sig, ws.act))
+    agg = int(agglomerative_savings(req, m, w, ws.sig, ws.act))
     return Evaluation(total - sav, glob, sav, agg)

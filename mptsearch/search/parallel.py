@@ -14,13 +14,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
-import numpy as np
 
-from .anneal import (I_BDEN, I_BEST_M, I_BNUM, I_EVALS, I_VIOL, AnnealConfig, RestartState,
-                     new_restart, restart_instance, run_restart)
+from .anneal import AnnealConfig, RestartState, new_restart, restart_instance, run_restart
 
 __all__ = ["AnnealRun", "anneal"]
+
+MAX_VIOLATION_INSTANCES = 10  # distinct violating instances kept for the record
 
 
 @dataclass
@@ -33,17 +34,17 @@ class AnnealRun:
 
     config: AnnealConfig
     seed: int
-    instance: object
-    num: int
-    den: int
-    restart: int
-    evaluations: int
-    restarts_started: int
-    restarts_finished: int
-    steps: int
-    seconds: float
-    stopped: str             # "steps", "time limit" or "interrupted"
-    violations: int
+    instance: object = None
+    num: int = 0
+    den: int = 1
+    restart: int = -1
+    evaluations: int = 0
+    restarts_started: int = 0
+    restarts_finished: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    stopped: str = "steps"   # "steps", "time limit" or "interrupted"
+    violations: int = 0      # over finished and running restarts
     violation_instances: list = field(default_factory=list)
     history: list = field(default_factory=list)  # (seconds, best value) at each improvement
 
@@ -57,12 +58,127 @@ def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int) -> Restar
 
 
 def _better(a: RestartState, b: RestartState | None) -> bool:
+    """a's best beats b's (exact fractions; ties to the lower restart index)."""
     if b is None:
         return True
-    an, ad, bn, bd = (int(a.ints[I_BNUM]), int(a.ints[I_BDEN]), int(b.ints[I_BNUM]), int(b.ints[I_BDEN]))
+    an, ad, bn, bd = a.best_num, a.best_den, b.best_num, b.best_den
     if ad == 0 or bd == 0:
         return ad == 0 and (bd != 0 or a.index < b.index)
     return an * bd > bn * ad or (an * bd == bn * ad and a.index < b.index)
+
+
+class _Rounds:
+    """The driver's bookkeeping: active restarts, the best so far, finished totals."""
+
+    def __init__(self, config: AnnealConfig, seed: int, steps: int | None, jobs: int):
+        self.config, self.seed, self.steps, self.jobs = config, seed, steps, jobs
+        self.n_restarts = math.inf if steps is None else max(1, math.ceil(steps / config.restart_steps))
+        self.run = AnnealRun(config, seed)
+        self.start = time.perf_counter()
+        self.best: RestartState | None = None
+        self.active: list[RestartState] = []
+        self.next_index = 0
+        self.finished = {"evaluations": 0, "steps": 0, "violations": 0}
+
+    def length(self, r: int) -> int:
+        """Steps of restart r: restart_steps, the last one of a budget the remainder."""
+        per = self.config.restart_steps
+        return per if self.steps is None else min(per, self.steps - r * per)
+
+    def refill(self) -> None:
+        while len(self.active) < self.jobs and self.next_index < self.n_restarts:
+            self.active.append(new_restart(self.config, self.seed, self.next_index,
+                                           self.length(self.next_index)))
+            self.next_index += 1
+
+    def absorb(self, states) -> None:
+        """Take back the states of a round: best, violations, finished restarts."""
+        self.active.clear()
+        for st in states:
+            if st.evaluations > 0 and _better(st, self.best):
+                improved = self.best is None or st.best_value > self.best.best_value
+                self.best = st.copy()
+                if improved:
+                    self.run.history.append((time.perf_counter() - self.start, st.best_value))
+            if st.violations:
+                self._keep_violation(st)
+            if st.done:
+                for key in self.finished:
+                    self.finished[key] += getattr(st, key if key != "steps" else "step")
+                self.run.restarts_finished += 1
+            else:
+                self.active.append(st)
+
+    def _keep_violation(self, st: RestartState) -> None:
+        found = self.run.violation_instances
+        if len(found) < MAX_VIOLATION_INSTANCES:
+            inst = restart_instance(self.config, st.viol_req, int((st.viol_req != 0).sum()), st.viol_wts)
+            if all(v.orders != inst.orders for v in found):
+                found.append(inst)
+
+    def summarise(self) -> AnnealRun:
+        run = self.run
+        run.seconds = time.perf_counter() - self.start
+        run.restarts_started = self.next_index
+        run.evaluations = self.finished["evaluations"] + sum(s.evaluations for s in self.active)
+        run.steps = self.finished["steps"] + sum(s.step for s in self.active)
+        run.violations = self.finished["violations"] + sum(s.violations for s in self.active)
+        if self.best is not None:
+            b = self.best
+            run.num, run.den, run.restart = b.best_num, b.best_den, b.index
+            run.instance = restart_instance(self.config, b.best_req, b.best_m, b.best_wts)
+        return run
+
+
+def _next_piece(piece: int, dt: float, piece_seconds: float, left: float | None) -> int:
+    """Steps per restart in the next round, so that a round takes about piece_seconds (and
+    fits the time left)."""
+    piece = int(min(max(piece * piece_seconds / max(dt, 1e-3), 200), piece * 4, 10**7))
+    if left is not None:
+        piece = max(200, min(piece, int(piece * left / max(dt, 1e-3))))
+    return piece
+
+
+def _connect(scheduler: str | None, jobs: int | None):
+    """(Dask client or None, number of restarts run at once)."""
+    import joblib
+
+    client = None
+    if scheduler is not None:
+        from distributed import Client  # noqa: F401 - registers joblib's dask backend
+
+        client = Client(scheduler)
+        if jobs is None:
+            jobs = max(1, sum(client.nthreads().values()))
+    if jobs is None:
+        jobs = joblib.cpu_count()
+    return client, max(1, int(jobs))
+
+
+def _loop(rounds: _Rounds, par, local: bool, time_limit: float | None, piece_seconds: float,
+          progress: Callable | None) -> None:
+    """Run rounds until every restart is done or the time limit is crossed."""
+    import joblib
+
+    piece = 2000  # steps per restart per round, adapted to piece_seconds
+    rounds.refill()
+    while rounds.active:
+        if time_limit is not None and time.perf_counter() - rounds.start >= time_limit:
+            rounds.run.stopped = "time limit"
+            return
+        t = time.perf_counter()
+        if local:
+            states = [_run_piece(rounds.config, st, piece) for st in rounds.active]
+        else:
+            states = par(joblib.delayed(_run_piece)(rounds.config, st, piece) for st in rounds.active)
+        dt = time.perf_counter() - t
+        rounds.absorb(states)
+        rounds.refill()
+        run = rounds.summarise()
+        if progress is not None:
+            progress(run)
+        left = None if time_limit is None else time_limit - (time.perf_counter() - rounds.start)
+        piece = _next_piece(piece, dt, piece_seconds, left)
 
 
 def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
@@ -101,106 +217,19 @@ def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
     config.validate()
     if steps is None and time_limit is None:
         raise ValueError("give a step budget, a time limit or both")
-    n_restarts = math.inf if steps is None else max(1, math.ceil(steps / config.restart_steps))
-
-    def length(r):
-        if steps is None:
-            return config.restart_steps
-        return min(config.restart_steps, steps - r * config.restart_steps)
-
-    client = None
-    if scheduler is not None:
-        from distributed import Client  # noqa: F401 - registers joblib's dask backend
-
-        client = Client(scheduler)
-        if jobs is None:
-            jobs = max(1, sum(client.nthreads().values()))
-    if jobs is None:
-        jobs = joblib.cpu_count()
-    jobs = max(1, int(jobs))
-
-    start = time.perf_counter()
-    run = AnnealRun(config, seed, None, 0, 1, -1, 0, 0, 0, 0, 0.0, "steps", 0)
-    best: RestartState | None = None
-    active: list[RestartState] = []
-    next_index = 0
-    finished_evals = 0
-    finished_steps = 0
-    piece = 2000  # steps per restart per round, adapted to piece_seconds
-
-    def refill():
-        nonlocal next_index
-        while len(active) < jobs and next_index < n_restarts:
-            active.append(new_restart(config, seed, next_index, length(next_index)))
-            next_index += 1
-
-    def absorb(states):
-        nonlocal best, finished_evals, finished_steps
-        active.clear()
-        for st in states:
-            if st.ints[I_EVALS] > 0 and _better(st, best):
-                improved = best is None or st.best_value > best.best_value
-                best = RestartState(st.index, st.req.copy(), st.wts.copy(), st.best_req.copy(),
-                                    st.best_wts.copy(), st.ints.copy(), st.rng.copy(),
-                                    st.viol_req.copy(), st.viol_wts.copy())
-                if improved:
-                    run.history.append((time.perf_counter() - start, best.best_value))
-            if st.ints[I_VIOL] and len(run.violation_instances) < 10:
-                inst = restart_instance(config, st.viol_req, int((st.viol_req != 0).sum()), st.viol_wts)
-                if all(v.orders != inst.orders for v in run.violation_instances):
-                    run.violation_instances.append(inst)
-            if st.done:
-                finished_evals += int(st.ints[I_EVALS])
-                finished_steps += int(st.ints[2])
-                run.violations += int(st.ints[I_VIOL])
-                run.restarts_finished += 1
-            else:
-                active.append(st)
-
-    def summarise():
-        run.seconds = time.perf_counter() - start
-        run.restarts_started = next_index
-        run.evaluations = finished_evals + sum(int(s.ints[I_EVALS]) for s in active)
-        run.steps = finished_steps + sum(int(s.ints[2]) for s in active)
-        run.violations_active = sum(int(s.ints[I_VIOL]) for s in active)
-        if best is not None:
-            run.num, run.den, run.restart = int(best.ints[I_BNUM]), int(best.ints[I_BDEN]), best.index
-            run.instance = restart_instance(config, best.best_req, int(best.ints[I_BEST_M]), best.best_wts)
-
+    client, jobs = _connect(scheduler, jobs)
+    rounds = _Rounds(config, seed, steps, jobs)
     backend = joblib.parallel_config(backend="dask") if client is not None else None
     try:
         if backend is not None:
             backend.__enter__()
         with joblib.Parallel(n_jobs=jobs if client is None else -1, prefer=None) as par:
-            refill()
-            while active:
-                if time_limit is not None and time.perf_counter() - start >= time_limit:
-                    run.stopped = "time limit"
-                    break
-                t = time.perf_counter()
-                todo = [(st, piece) for st in active]
-                if jobs == 1 and client is None:
-                    states = [_run_piece(config, st, k) for st, k in todo]
-                else:
-                    states = par(joblib.delayed(_run_piece)(config, st, k) for st, k in todo)
-                dt = time.perf_counter() - t
-                absorb(states)
-                refill()
-                summarise()
-                if progress is not None:
-                    progress(run)
-                # adapt the piece so a round takes about piece_seconds (and fits the limit)
-                piece = int(min(max(piece * piece_seconds / max(dt, 1e-3), 200), piece * 4, 10**7))
-                if time_limit is not None:
-                    left = time_limit - (time.perf_counter() - start)
-                    piece = max(200, min(piece, int(piece * left / max(dt, 1e-3))))
+            _loop(rounds, par, jobs == 1 and client is None, time_limit, piece_seconds, progress)
     except KeyboardInterrupt:
-        run.stopped = "interrupted"
+        rounds.run.stopped = "interrupted"
     finally:
         if backend is not None:
             backend.__exit__(None, None, None)
         if client is not None:
             client.close()
-    summarise()
-    run.violations += run.violations_active
-    return run
+    return rounds.summarise()

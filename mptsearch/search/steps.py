@@ -1,0 +1,215 @@
+"""The annealer's compiled step loop: random numbers, moves, evaluation, Metropolis, best
+tracking, all in one call per piece of steps (private; driven by :mod:`.anneal`).
+
+Its inputs are typed: the parameters are a :class:`~mptsearch.search.anneal.Params` named
+tuple, the counters one record of :data:`~mptsearch.search.anneal.COUNTERS` (a structured
+array, written in place), the buffers a :class:`~mptsearch._kernels.workspace.Workspace`.
+"""
+
+import numpy as np
+from numba import njit
+
+from .._bits import popcount
+from .objective import objective
+
+__all__ = ["anneal_steps", "init_family"]
+
+SKIP, SWAP, REPLACE, ADD, DROP, WEIGHT = -1, 0, 1, 2, 3, 4  # move kinds
+
+
+@njit(cache=True, inline="always")
+def _next(rng):
+    """splitmix64: advance the state, return 64 well-mixed bits."""
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _below(rng, k):
+    """Uniform integer in [0, k)."""
+    return np.int64((_next(rng) >> np.uint64(11)) % np.uint64(k))
+
+
+@njit(cache=True, inline="always")
+def _uniform(rng):
+    return np.float64(_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _random_request(rng, n, klo, khi):
+    """A uniform size in [klo, khi], then random chunks until the request has that many."""
+    size = klo + _below(rng, khi - klo + 1)
+    r = np.uint64(0)
+    while popcount(r) < size:
+        r |= np.uint64(1) << np.uint64(_below(rng, n))
+    return r
+
+
+@njit(cache=True)
+def _present(req, m, r, skip):
+    for j in range(m):
+        if j != skip and req[j] == r:
+            return True
+    return False
+
+
+@njit(cache=True)
+def init_family(p, req, wts, rng):
+    """A random starting family: m uniform in [m_lo, m_hi], distinct random requests."""
+    m = p.m_lo + _below(rng, p.m_hi - p.m_lo + 1)
+    for i in range(m):
+        while True:
+            r = _random_request(rng, p.n, p.k_lo, p.k_hi)
+            if not _present(req, i, r, -1):
+                break
+        req[i] = r
+    for x in range(p.n):
+        wts[x] = p.w_lo + _below(rng, p.w_hi - p.w_lo + 1)
+    return m
+
+
+@njit(cache=True)
+def _swapped_chunk(rng, n, old):
+    """``old`` with one of its chunks replaced by a chunk it lacks (old is not full)."""
+    while True:
+        x = np.uint64(_below(rng, n))
+        if old >> x & np.uint64(1):
+            break
+    while True:
+        y = np.uint64(_below(rng, n))
+        if not old >> y & np.uint64(1):
+            break
+    return (old & ~(np.uint64(1) << x)) | (np.uint64(1) << y)
+
+
+@njit(cache=True)
+def _propose(p, req, wts, m, rng):
+    """Apply one random move in place. Returns (kind, i, old request, old weight, new m);
+    kind is SKIP when the move would change nothing or duplicate a request."""
+    u = _uniform(rng)
+    if p.w_hi > p.w_lo and u < 0.15:
+        kind = WEIGHT
+    elif p.m_hi > p.m_lo and u < 0.35:
+        kind = ADD if _below(rng, 2) == 0 else DROP
+    elif u < 0.75:
+        kind = SWAP
+    else:
+        kind = REPLACE
+    i = np.int64(0)
+    old = np.uint64(0)
+    oldw = np.int64(0)
+    if kind == SWAP or kind == REPLACE:
+        i = _below(rng, m)
+        old = req[i]
+        if kind == SWAP:
+            if popcount(old) == p.n:
+                return SKIP, i, old, oldw, m
+            r = _swapped_chunk(rng, p.n, old)
+        else:
+            r = _random_request(rng, p.n, p.k_lo, p.k_hi)
+        if r == old or _present(req, m, r, i):
+            return SKIP, i, old, oldw, m
+        req[i] = r
+    elif kind == ADD:
+        if m >= p.m_hi:
+            return SKIP, i, old, oldw, m
+        r = _random_request(rng, p.n, p.k_lo, p.k_hi)
+        if _present(req, m, r, -1):
+            return SKIP, i, old, oldw, m
+        req[m] = r
+        m += 1
+    elif kind == DROP:  # the last request moves into the hole
+        if m <= p.m_lo:
+            return SKIP, i, old, oldw, m
+        i = _below(rng, m)
+        old = req[i]
+        req[i] = req[m - 1]
+        m -= 1
+    else:
+        i = _below(rng, p.n)
+        oldw = wts[i]
+        nw = p.w_lo + _below(rng, p.w_hi - p.w_lo)
+        if nw >= oldw:
+            nw += 1
+        wts[i] = nw
+    return kind, i, old, oldw, m
+
+
+@njit(cache=True)
+def _undo(kind, i, old, oldw, req, wts, m):
+    """Revert a move of :func:`_propose`; returns the old m."""
+    if kind == SWAP or kind == REPLACE:
+        req[i] = old
+    elif kind == ADD:
+        m -= 1
+    elif kind == DROP:
+        m += 1
+        req[m - 1] = req[i]
+        req[i] = old
+    elif kind == WEIGHT:
+        wts[i] = oldw
+    return m
+
+
+@njit(cache=True)
+def _better(a_num, a_den, b_num, b_den):
+    """a > b as fractions with nonnegative parts (den 0 = infinity)."""
+    if a_den == 0:
+        return b_den != 0
+    if b_den == 0:
+        return False
+    return a_num * b_den > b_num * a_den
+
+
+@njit(cache=True, inline="always")
+def _keep(src, m, dst):
+    dst[:] = 0
+    dst[:m] = src[:m]
+
+
+@njit(cache=True, nogil=True)
+def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_wts, ws, nsteps):
+    """Run ``nsteps`` annealing steps of one restart (fewer if it ends), in place.
+
+    The temperature of step s is t_start (t_end / t_start)^((s-1)/length): a function of the
+    step index only, so pieces of any size give the same trajectory."""
+    c = counters[0]
+    m = c.m
+    if c.step == 0 and c.evaluations == 0:  # first piece: evaluate the start
+        num, den, _ = objective(req, m, p.n, wts, p.objective, p.check, ws)
+        c.evaluations += 1
+        c.num, c.den, c.best_num, c.best_den, c.best_m = num, den, num, den, m
+        _keep(req, m, best_req)
+        best_wts[:] = wts
+    cur = c.num / c.den if c.den else np.inf
+    step = c.step
+    stop = min(c.length, step + nsteps)
+    while step < stop:
+        step += 1
+        temp = p.t_start * (p.t_end / p.t_start) ** ((step - 1) / c.length)
+        kind, i, old, oldw, m = _propose(p, req, wts, m, rng)
+        if kind == SKIP:
+            continue
+        num, den, viol = objective(req, m, p.n, wts, p.objective, p.check, ws)
+        c.evaluations += 1
+        if viol:
+            if c.violations == 0:
+                _keep(req, m, viol_req)
+                viol_wts[:] = wts
+            c.violations += 1
+        new = num / den if den else np.inf
+        if new >= cur or _uniform(rng) < np.exp((new - cur) / temp):
+            cur = new
+            c.num, c.den = num, den
+            c.accepted += 1
+            if _better(num, den, c.best_num, c.best_den):
+                c.best_num, c.best_den, c.best_m = num, den, m
+                _keep(req, m, best_req)
+                best_wts[:] = wts
+        else:
+            m = _undo(kind, i, old, oldw, req, wts, m)
+    c.step = step
+    c.m = m
