@@ -463,6 +463,7 @@ def main(argv=None):
                           "anneal_seconds": a.anneal_seconds, "dk_sizes": DK_SIZES, "sunflower_grid": SUN_GRID},
               a.seed, a.out)
     if previous is not None:  # keep the provenance of the run that made the data
+        run.meta["command"] = previous.get("command", run.meta["command"])
         run.write_json("meta.json", {**previous, "report_rebuilt": {"started": run.meta["started"],
                                                                    "git_commit": run.meta["git_commit"]}})
     if not a.report_only:
