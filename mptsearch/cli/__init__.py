@@ -28,6 +28,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "simulate": ("serving", "simulate", "Serve a laid-out trace against an LRU prefix cache of C tokens."),
     "trace": ("serving", "trace", "Build the FanOutQA x Wikipedia BM25 retrieval trace (extra 'trace')."),
     "enumerate": ("enumerate", "enumerate_cmd", "Exhaustive isomorph-free enumeration of a class of instances."),
+    "family": ("family", "family", "A named family (two-sunflowers, sunflowers, ...) with exact OPT_glob at any size."),
     "merge": ("enumerate", "merge_cmd", "Merge the shard stores of one enumeration run."),
     "solve": ("solve", "solve", "Solve one instance exactly and with every heuristic and bound."),
     "verify": ("verify", "verify", "Verify OPT_free/OPT_glob by independent methods, recheck witnesses and claims."),

@@ -28,7 +28,8 @@ def _range(text: str, what: str) -> tuple[int, int]:
               help="Request size or range  [default: 4 for ratio, 2-4 for shortfall]")
 @click.option("-n", "--chunks", type=int, default=7, show_default=True, help="Chunks in the universe (n).")
 @click.option("-m", "--requests", "m_text", default=None, metavar="M|LO-HI",
-              help="Number of requests or range  [default: 3-10, capped by the distinct requests that exist]")
+              help="Number of requests or range  [default: 3 up to the distinct requests that exist, at most 16; "
+                   "every other restart keeps to m <= 10]")
 @click.option("--weights", "w_text", default=None, metavar="W|LO-HI",
               help="Chunk weight or range  [default: 1 for ratio, 1-9 for shortfall]")
 @seed_option(help="Run seed (restart r derives its own); with --steps the find does not depend on --jobs.")
@@ -52,20 +53,20 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
     Example: mptsearch anneal -k 4 -n 7 -t 60 -o run.json
     """
     from ..instance import InstanceError
-    from ..search.anneal import AnnealConfig
+    from ..search.anneal import DEFAULT_M_NARROW, AnnealConfig, default_requests
     from ..search.certificate import CertificateError, certify, run_record
     from ..search.parallel import anneal as run_anneal
 
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
     weights = _range(w_text or ("1" if objective == "ratio" else "1-9"), "--weights")
-    probe = AnnealConfig(n=chunks, k=k, m=(1, 1))
-    cap = probe.capacity() if 1 <= k[0] <= k[1] <= chunks else 0
-    m = _range(m_text, "--requests") if m_text else (min(3, max(cap, 1)), max(1, min(10, cap)))
+    m = _range(m_text, "--requests") if m_text else default_requests(chunks, k)
+    m_alternate = None if m_text else DEFAULT_M_NARROW
     if steps is None and time_limit is None:
         time_limit = 60.0
     config = AnnealConfig(n=chunks, k=k, m=m, weights=weights, objective=objective,
-                          restart_steps=restart_steps, t_start=t_start, t_end=t_end, check=check)
+                          restart_steps=restart_steps, t_start=t_start, t_end=t_end, check=check,
+                          m_alternate=m_alternate)
     try:
         config.validate()
     except InstanceError as exc:
@@ -94,7 +95,7 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
         bar.close()
     if run.instance is None:
         fail("interrupted before the first round finished: nothing to report")
-    settings = {"objective": objective, "k": list(k), "chunks": chunks, "requests": list(m),
+    settings = {"objective": objective, "k": list(k), "chunks": chunks, "requests": list(m), "m_alternate": m_alternate,
                 "weights": list(weights), "seed": seed, "steps": steps, "time_limit": time_limit,
                 "restart_steps": restart_steps, "t_start": t_start, "t_end": t_end, "jobs": jobs,
                 "scheduler": scheduler, "check": check}

@@ -31,8 +31,8 @@ import numpy as np
 from .._kernels.workspace import Workspace, workspace
 from ..classes import FamilyClass
 
-__all__ = ["AnnealConfig", "Params", "COUNTERS", "RestartState", "OBJECTIVES", "new_restart",
-           "run_restart", "restart_instance", "restart_seed", "make_workspace"]
+__all__ = ["default_requests", "AnnealConfig", "Params", "COUNTERS", "RestartState", "OBJECTIVES",
+           "new_restart", "run_restart", "restart_instance", "restart_seed", "make_workspace"]
 
 OBJECTIVES = ("ratio", "shortfall")
 MAX_N = 20   # OPT_glob is O(2^n) per step
@@ -63,6 +63,19 @@ COUNTERS = np.dtype([("m", np.int64), ("best_m", np.int64), ("step", np.int64),
                      ("best_den", np.int64), ("length", np.int64)])
 
 
+DEFAULT_M_NARROW = 10  # even restarts keep the former default range m <= 10 (see m_alternate)
+
+
+def default_requests(n: int, k: tuple) -> tuple[int, int]:
+    """The default range of m: every count the class allows, from 3 up to the distinct
+    requests that exist, capped at MAX_M. The add/drop moves then walk over m, so the search
+    reaches optima at large m (k=3 on 6 chunks: 23/18 at m=12) that a fixed 3-10 excludes.
+    The CLI pairs it with ``m_alternate = DEFAULT_M_NARROW``: every other restart searches
+    the former range only, so optima at small m come as fast as before."""
+    cap = sum(math.comb(n, s) for s in range(k[0], k[1] + 1)) if 1 <= k[0] <= k[1] <= n else 0
+    return min(3, max(cap, 1)), max(1, min(MAX_M, cap))
+
+
 @dataclass(frozen=True)
 class AnnealConfig:
     """What one restart searches and how.
@@ -81,6 +94,10 @@ class AnnealConfig:
     check : bool
         Also count every evaluated instance whose agglomerative savings fall below half the
         optimum (Theorem 6 says none does); costs one agglomerative run per step for ``ratio``.
+    m_alternate : int, optional
+        A schedule over m: restarts with an even index search m in [m_lo, m_alternate] only,
+        odd ones the whole range (None: every restart the whole range). Steps at large m
+        cost O(3^m), so the narrow restarts keep the search at small m as fast as before.
     """
 
     n: int
@@ -92,6 +109,7 @@ class AnnealConfig:
     t_start: float = 0.05
     t_end: float = 0.002
     check: bool = False
+    m_alternate: int | None = None
 
     @property
     def family(self) -> FamilyClass:
@@ -105,6 +123,8 @@ class AnnealConfig:
         n, (mlo, mhi), (wlo, whi) = self.n, self.m, self.weights
         if not 2 <= n <= MAX_N:
             raise InstanceError(f"--chunks must be between 2 and {MAX_N} (OPT_glob is O(2^n) per step), got {n}")
+        if self.m_alternate is not None and self.m_alternate < mlo:
+            raise InstanceError(f"the narrow request count bound {self.m_alternate} is below the range {mlo}-{mhi}")
         if mhi > MAX_M:
             raise InstanceError(f"at most {MAX_M} requests (OPT_free is O(3^m) per step), got {mhi}")
         if not 1 <= mlo <= mhi:
@@ -134,8 +154,13 @@ class AnnealConfig:
         from ..exact.free import dp_dtype
         return dp_dtype(self.m_max * self.k[1] * self.weights[1])
 
-    def params(self) -> Params:
-        return Params(self.n, self.k[0], self.k[1], self.m[0], self.m_max, self.weights[0],
+    def params(self, index: int | None = None) -> Params:
+        """What the step loop reads, for restart ``index`` (its m range follows
+        ``m_alternate``: even restarts keep to m <= m_alternate)."""
+        m_hi = self.m_max
+        if self.m_alternate is not None and index is not None and index % 2 == 0:
+            m_hi = min(m_hi, self.m_alternate)
+        return Params(self.n, self.k[0], self.k[1], self.m[0], m_hi, self.weights[0],
                       self.weights[1], OBJECTIVES.index(self.objective), bool(self.check),
                       float(self.t_start), float(self.t_end))
 
@@ -194,7 +219,7 @@ def new_restart(config: AnnealConfig, seed: int, index: int, length: int | None 
     req = np.zeros(mm, dtype=np.uint64)
     wts = np.zeros(n, dtype=np.int64)
     counters = np.zeros(1, dtype=COUNTERS)
-    counters[0]["m"] = init_family(config.params(), req, wts, rng)
+    counters[0]["m"] = init_family(config.params(index), req, wts, rng)
     counters[0]["length"] = config.restart_steps if length is None else length
     return RestartState(index, req, wts, req.copy(), wts.copy(), counters, rng,
                         np.zeros(mm, dtype=np.uint64), np.zeros(n, dtype=np.int64))
@@ -215,7 +240,7 @@ def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,
     from .steps import anneal_steps
 
     ws = workspace if workspace is not None else make_workspace(config)
-    anneal_steps(config.params(), state.req, state.wts, state.best_req, state.best_wts,
+    anneal_steps(config.params(state.index), state.req, state.wts, state.best_req, state.best_wts,
                  state.counters, state.rng, state.viol_req, state.viol_wts, ws, int(nsteps))
     return state
 

@@ -1,0 +1,64 @@
+"""``mptsearch family NAME --k K``: a named family with exact OPT_glob and a free layout."""
+
+from __future__ import annotations
+
+import click
+
+from ..exitcodes import FAILED, OK
+from ._common import emit_json, fail, json_option, out_option, quiet_option, write_json
+
+
+@click.command("family")
+@click.argument("name", metavar="NAME")
+@click.option("-k", "--k", "k", type=click.IntRange(2), default=None,
+              help="Request size (leave-one-out: n = K+1 chunks; k4-3 and record are fixed).")
+@click.option("--cores", type=click.IntRange(2), default=3, show_default=True,
+              help="Number of cores of the sunflowers family.")
+@click.option("--with-cores", is_flag=True,
+              help="sunflowers: also each core alone as a request (S+(c,k), sizes K-1 and K).")
+@json_option
+@quiet_option
+@out_option("Also write the JSON object to PATH, atomically.")
+@click.option("--max-free-m", type=click.IntRange(1, 25), default=16, show_default=True,
+              help="Run the exact OPT_free DP (O(3^m)) up to this many requests.")
+def family(name, k, cores, with_cores, max_free_m, as_json, quiet, out):
+    """Build the family NAME at request size K and solve it: exact OPT_glob with an optimal
+    global order (orbit DP, docs/theta_k.md), a free layout with its trie cost, and the ratio.
+
+    NAME is two-sunflowers (D_k), sunflowers (S(c,k): c cores of K-1 chunks, --cores,
+    --with-cores), leave-one-out (n = K+1), k4-3 or record.
+    Exit code 1 if the order's recomputed trie cost differs from OPT_glob.
+    """
+    from ..families import FAMILY_NAMES, family_summary
+    from ..instance import InstanceError
+
+    if name not in FAMILY_NAMES:
+        fail(f"unknown family {name!r}; choose from {', '.join(FAMILY_NAMES)}")
+    try:
+        res = family_summary(name, k, cores=cores, with_cores=with_cores, max_free_m=max_free_m)
+    except InstanceError as exc:
+        fail(str(exc))
+    if out:
+        write_json(out, res)
+    if as_json:
+        emit_json(res)
+    else:
+        label = name + (f" c={res['cores']}" if res["cores"] else "") + (" with cores" if with_cores else "")
+        click.echo(f"{label} k={res['k']}: n={res['n']} chunks, m={res['m']} requests")
+        click.echo(f"OPT_glob   {res['opt_glob']}  ({res['method']}; order rechecked on the trie: "
+                   f"{res['order_cost']})")
+        click.echo(f"free cost  {res['free_cost']}  ({res['free_method']})")
+        if res["free_lower_bound"] is not None:
+            click.echo(f"OPT_free  >= {res['free_lower_bound']}  ({res['free_lower_bound_source']})")
+        if res["opt_free"] is not None:
+            click.echo(f"OPT_free   {res['opt_free']}  ({res['opt_free_source']})")
+            click.echo(f"OPT_glob / OPT_free = {res['opt_glob']}/{res['opt_free']} = {res['ratio']:.4f}")
+        else:
+            click.echo(f"OPT_glob / OPT_free >= {res['opt_glob']}/{res['free_cost']} = {res['ratio']:.4f}")
+        if res["n"] <= 60:
+            click.echo(f"optimal global order: {' '.join(map(str, res['order']))}")
+    if res["order_cost"] != res["opt_glob"]:
+        click.echo(f"mptsearch: error: the order costs {res['order_cost']} on the trie, not {res['opt_glob']}",
+                   err=True)
+        return FAILED
+    return OK
