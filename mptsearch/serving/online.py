@@ -1,99 +1,278 @@
-"""Online layout: arrivals in batches of W against a persistent trie of what has been served.
+"""Online layout: a streaming layouter a server feeds one request at a time.
 
-Each arrival is placed at its *deepest usable prefix*: the heaviest (most tokens) path from the
-root of the live trie whose chunks all belong to the request. The requests of one batch that
-stop at the same trie node share nothing above it with the rest of the stream, so their
-*residuals* (the chunks not yet placed) are laid out together by the agglomerative hierarchy
-(Theorem 1's savings form, the paper's Section 6 heuristic); a request alone at its node keeps
-its residual in chunk-id order, the same convention the hierarchy layout uses inside a node.
-After the batch, every sequence is added to the trie. The trie here stores one chunk per node
-(a radix trie with its edges uncompressed; the cost is the same).
+Arrivals are taken in batches of W against a trie of what was served recently. Each arrival
+is placed at its *deepest usable prefix*: the heaviest (most tokens) path from the root of the
+trie whose chunks all belong to the request. The requests of one batch that stop at the same
+trie node share nothing above it with the rest of the stream, so their *residuals* (the chunks
+not yet placed) are laid out together by the agglomerative hierarchy (Theorem 1's savings
+form, the paper's Section 6 heuristic, here :mod:`.sparse_agglomerative`); a request alone at
+its node keeps its residual in chunk-id order, the hierarchy layout's own convention. After
+the batch, every sequence is added to the trie. Paper, Section 7.2.
 
-W = 1 is pure deepest-match placement; W >= the stream length with an empty trie is the offline
-agglomerative layout. Paper, Section 7.2.
+Memory is bounded: the trie holds the last ``history`` served sequences (default 64 W). Every
+``history`` arrivals it is rebuilt from them, and chunk labels no longer in it are forgotten,
+so memory is O(history * k) whatever the stream's length. W = 1 is pure deepest-match
+placement; W and history at least the stream length reproduce the offline agglomerative
+layout on an empty trie.
+
+With ``pin=T`` a request's top-T chunks (the first T in relevance order) stay last in that
+order and only the rest is laid out (:mod:`.pinning`).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import gc
+from collections import deque
+from contextlib import contextmanager
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..heuristics.agglomerative import agglomerative
-from ..instance import InstanceError, from_lists
+from ..instance import InstanceError
 
-__all__ = ["online_layout", "deepest_prefix", "layout_sets"]
+__all__ = ["OnlineLayouter", "online_layout", "deepest_prefix", "layout_sets"]
 
 
-def deepest_prefix(trie: dict, chunks: set, weights: np.ndarray) -> list[int]:
+def deepest_prefix(trie: dict, chunks: set, weights) -> list:
     """The heaviest root path of ``trie`` (nested dicts) using only chunks of ``chunks``.
 
     Ties: the first found, exploring chunks in increasing id. Explores only the paths inside
     the request, so it costs O(number of such trie nodes * |chunks|).
     """
-    best, best_w = [], 0
-    stack = [(trie, [], 0)]
-    order = sorted(chunks)
+    best, best_w = (), 0
+    stack = [(trie, (), 0, frozenset(chunks))]
     while stack:
-        node, path, wt = stack.pop()
+        node, path, wt, rest = stack.pop()
         if wt > best_w:
             best, best_w = path, wt
-        used = set(path)
-        for x in reversed(order):
-            if x not in used:
-                child = node.get(x)
-                if child is not None:
-                    stack.append((child, path + [x], wt + int(weights[x])))
-    return best
+        if not node or not rest:
+            continue
+        hits = node.keys() & rest
+        if hits:
+            for x in sorted(hits, reverse=True):
+                stack.append((node[x], path + (x,), wt + int(weights[x]), rest - {x}))
+    return list(best)
 
 
-def layout_sets(sets: Sequence[frozenset], weights: np.ndarray) -> list[tuple[int, ...]]:
+def layout_sets(sets: Sequence, weights) -> list[tuple[int, ...]]:
     """Agglomerative layout of chunk-id sets (identical sets get identical sequences)."""
     if len(sets) == 1:
         return [tuple(sorted(sets[0]))]
-    # int labels keep their order as ids, so chunk-id order inside a node is preserved
-    inst = from_lists([sorted(s) for s in sets], {int(x): int(weights[x]) for s in sets for x in s})
-    res = agglomerative(inst)
-    by_set = {frozenset(inst.labels[x] for x in o): tuple(inst.labels[x] for x in seq)
-              for o, seq in zip(inst.orders, res.layout)}
-    return [by_set[frozenset(s)] for s in sets]
+    from ._sparse_kernels import hierarchy_layout, nn_chain
+    from .sparse_agglomerative import _balanced
+
+    # local chunk ids in the order of the global ones (the layout's tie-break is chunk-id order)
+    glob = sorted(set().union(*sets))
+    local = {x: i for i, x in enumerate(glob)}
+    rows = [sorted(local[x] for x in s) for s in sets]
+    m = len(rows)
+    lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=m)
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    idx = np.fromiter((x for r in rows for x in r), dtype=np.int32, count=int(indptr[-1]))
+    w = np.fromiter((weights[x] for x in glob), dtype=np.int64, count=len(glob))
+    ma, mb, _, ss, sl, pool, _ = nn_chain(indptr, idx, w, len(w), 1 << 30)
+    nm = len(ma)
+    children = np.zeros((m - 1, 2), dtype=np.int64)
+    children[:nm, 0] = ma
+    children[:nm, 1] = mb
+    if nm < m - 1:
+        merged = np.zeros(m + nm, dtype=bool)
+        merged[ma] = True
+        merged[mb] = True
+        extra, _ = _balanced(np.flatnonzero(~merged).tolist(), m + nm)
+        children[nm:] = np.array(extra, dtype=np.int64).reshape(-1, 2)
+    out = np.empty_like(idx)
+    hierarchy_layout(children, 2 * m - 2, m, ss, sl, pool, indptr, idx, out)
+    o = [glob[x] for x in out.tolist()]
+    cuts = indptr.tolist()
+    return [tuple(o[cuts[i]:cuts[i + 1]]) for i in range(m)]
 
 
-def online_layout(lines: Sequence[Sequence[int]], weights: np.ndarray, window: int) -> list[tuple[int, ...]]:
-    """Per-line chunk orders produced online with batches of ``window`` arrivals.
+@contextmanager
+def _no_gc():
+    """The trie is many small dicts without reference cycles: the cyclic collector finds
+    nothing in it but traverses it on every full collection, which halves the throughput."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+class OnlineLayouter:
+    """Streaming prompt layout: feed requests with :meth:`add`, drain with :meth:`flush`.
 
     Parameters
     ----------
-    lines : each arrival's chunk ids (any order; only the set is used), in arrival order
-    weights : token count of every chunk id
-    window : W >= 1
+    window : int
+        W, the batch of arrivals laid out together (W = 1: every request is answered at once).
+    pin : int
+        T >= 0: keep each request's first T chunks (its most relevant) last, in their order.
+    history : int, optional
+        Served sequences the trie remembers (default 64 W); bounds memory.
+    tokens : mapping or callable, optional
+        Token count of a chunk label, used when :meth:`add` is given no counts (default 1).
+
+    Examples
+    --------
+    >>> lay = OnlineLayouter(window=2)
+    >>> lay.add(["a", "b", "c"], tokens=[100, 200, 50], id="q1")
+    []
+    >>> lay.add(["c", "b", "d"], tokens=[50, 200, 80], id="q2")
+    [('q1', ['b', 'c', 'a']), ('q2', ['b', 'c', 'd'])]
+    >>> lay.add(["d", "b"], tokens=[80, 200], id="q3")
+    []
+    >>> lay.flush()
+    [('q3', ['b', 'd'])]
+    """
+
+    def __init__(self, window: int = 64, pin: int = 0, history: int | None = None, tokens=None):
+        if int(window) < 1:
+            raise InstanceError(f"window must be >= 1, got {window}")
+        if int(pin) < 0:
+            raise InstanceError(f"pin must be >= 0, got {pin}")
+        self.window = int(window)
+        self.pin = int(pin)
+        self.history = int(history) if history is not None else 64 * self.window
+        if self.history < 1:
+            raise InstanceError(f"history must be >= 1, got {history}")
+        self._tokens = tokens
+        self._reset_ids()
+        self._trie: dict = {}
+        self._ring: deque = deque(maxlen=self.history)
+        self._since = 0
+        self._pending: list = []
+        self.served = 0
+
+    def _reset_ids(self, keep: Iterable[int] = ()) -> dict:
+        old_labels = getattr(self, "_labels", [])
+        old_w = getattr(self, "_w", [])
+        self._index: dict = {}
+        self._labels: list = []
+        self._w: list = []
+        remap = {}
+        for x in keep:
+            if x not in remap:
+                remap[x] = self._intern(old_labels[x], old_w[x])
+        return remap
+
+    def _intern(self, label, t: int) -> int:
+        x = self._index.get(label)
+        if x is None:
+            x = self._index[label] = len(self._labels)
+            self._labels.append(label)
+            self._w.append(t)
+        elif self._w[x] != t:
+            raise InstanceError(f"chunk {label!r} has {t} tokens but was given {self._w[x]} before")
+        return x
+
+    def _count(self, label) -> int:
+        tk = self._tokens
+        if tk is None:
+            return 1
+        t = tk(label) if callable(tk) else tk.get(label)
+        if t is None:
+            raise InstanceError(f"chunk {label!r} has no token count")
+        return t
+
+    def add(self, chunks: Sequence, tokens: Sequence[int] | None = None, id: Any = None) -> list:
+        """Queue one request (chunk labels in relevance order; their token counts, or None to
+        use the constructor's ``tokens``). Returns the (id, chunk order) pairs laid out by
+        this call: the whole batch when it reaches W requests, else nothing."""
+        if isinstance(chunks, (str, bytes)) or len(chunks) == 0:
+            raise InstanceError("a request needs a nonempty list of chunk labels")
+        if tokens is not None and len(tokens) != len(chunks):
+            raise InstanceError(f"{len(chunks)} chunks but {len(tokens)} token counts")
+        if len(set(chunks)) != len(chunks):
+            raise InstanceError("a chunk appears twice in one request")
+        ids = []
+        for p, c in enumerate(chunks):
+            t = self._count(c) if tokens is None else tokens[p]
+            if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t <= 0:
+                raise InstanceError(f"token count {t!r} of chunk {c!r} is not a positive integer")
+            ids.append(self._intern(c, int(t)))
+        self._pending.append((self.served + len(self._pending) if id is None else id, ids))
+        if len(self._pending) >= self.window:
+            with _no_gc():
+                return self._run()
+        return []
+
+    def flush(self) -> list:
+        """Lay out whatever is queued; returns its (id, chunk order) pairs."""
+        if not self._pending:
+            return []
+        with _no_gc():
+            return self._run()
+
+    def _run(self) -> list:
+        batch, self._pending = self._pending, []
+        w = self._w
+        T = self.pin
+        groups: dict = {}
+        seqs: list = [None] * len(batch)
+        for b, (_, ids) in enumerate(batch):
+            free = ids[T:]
+            s = set(free)
+            pre = tuple(deepest_prefix(self._trie, s, w)) if s else ()
+            groups.setdefault(pre, []).append((b, frozenset(s.difference(pre))))
+        for pre, members in groups.items():
+            nonempty = [(b, r) for b, r in members if r]
+            for b, r in members:
+                if not r:
+                    seqs[b] = pre
+            if len(nonempty) == 1:
+                b, r = nonempty[0]
+                seqs[b] = pre + tuple(sorted(r))
+            elif nonempty:
+                for (b, _), seq in zip(nonempty, layout_sets([r for _, r in nonempty], w)):
+                    seqs[b] = pre + seq
+        out = []
+        labels = self._labels
+        for b, (rid, ids) in enumerate(batch):
+            seq = seqs[b] + tuple(ids[:T])
+            node = self._trie
+            for x in seq:
+                node = node.setdefault(x, {})
+            self._ring.append(seq)
+            out.append((rid, [labels[x] for x in seq]))
+        self.served += len(batch)
+        self._since += len(batch)
+        if self._since >= self.history:
+            self._rebuild()
+        return out
+
+    def _rebuild(self) -> None:
+        """Keep only the last ``history`` sequences (and their chunk labels)."""
+        remap = self._reset_ids(x for s in self._ring for x in s)
+        ring = [tuple(remap[x] for x in s) for s in self._ring]
+        self._ring = deque(ring, maxlen=self.history)
+        self._trie = {}
+        for s in ring:
+            node = self._trie
+            for x in s:
+                node = node.setdefault(x, {})
+        self._since = 0
+
+
+def online_layout(lines: Sequence[Sequence[int]], weights, window: int, pin: int = 0,
+                  history: int | None = None) -> list[tuple[int, ...]]:
+    """Per-line chunk orders (ids in, ids out) produced by :class:`OnlineLayouter` with
+    batches of ``window`` arrivals; ``history`` defaults to the whole stream (nothing forgotten).
 
     Notes
     -----
     O(m / W) agglomerative runs on at most W residuals each, plus the prefix searches.
     """
-    if window < 1:
-        raise InstanceError(f"window must be >= 1, got {window}")
-    trie: dict = {}
-    out: list[tuple[int, ...]] = [()] * len(lines)
-    for start in range(0, len(lines), window):
-        batch = range(start, min(len(lines), start + window))
-        groups: dict[tuple, list[tuple[int, frozenset]]] = {}
-        for j in batch:
-            s = set(lines[j])
-            pre = tuple(deepest_prefix(trie, s, weights))
-            groups.setdefault(pre, []).append((j, frozenset(s - set(pre))))
-        for pre, members in groups.items():
-            nonempty = [(j, r) for j, r in members if r]
-            for j, r in members:
-                if not r:
-                    out[j] = pre
-            if nonempty:
-                seqs = layout_sets([r for _, r in nonempty], weights)
-                for (j, _), seq in zip(nonempty, seqs):
-                    out[j] = pre + seq
-        for j in batch:
-            node = trie
-            for x in out[j]:
-                node = node.setdefault(x, {})
+    w = [int(v) for v in weights]
+    lay = OnlineLayouter(window, pin, history=history if history is not None else max(1, len(lines)),
+                         tokens=w.__getitem__)
+    out: list = [None] * len(lines)
+    for j, s in enumerate(lines):
+        for rid, seq in lay.add([int(x) for x in s], id=j):
+            out[rid] = tuple(seq)
+    for rid, seq in lay.flush():
+        out[rid] = tuple(seq)
     return out

@@ -1,0 +1,561 @@
+"""Compiled kernels of the sparse serving model (arrays and scalars only; see :mod:`.sparse`).
+
+Requests are in compressed sparse row form: request i's chunk ids are
+``idx[indptr[i]:indptr[i+1]]``. Kernels that need sets take each row sorted by chunk id.
+Nothing here allocates anything of size m x m.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# ---------------------------------------------------------------------------------------------
+# lexicographic order of sequences (a prefix before its extensions): the DFS order of a trie
+
+
+@njit(cache=True, inline="always")
+def _less(indptr, seq, a, b):
+    la = indptr[a + 1] - indptr[a]
+    lb = indptr[b + 1] - indptr[b]
+    pa = indptr[a]
+    pb = indptr[b]
+    k = la if la < lb else lb
+    for t in range(k):
+        x = seq[pa + t]
+        y = seq[pb + t]
+        if x != y:
+            return x < y
+    return la < lb
+
+
+@njit(cache=True)
+def lex_order(indptr, seq):
+    """Stable merge sort of the rows by their sequences (ties keep row order)."""
+    m = len(indptr) - 1
+    a = np.arange(m, dtype=np.int64)
+    b = np.empty(m, dtype=np.int64)
+    width = 1
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if _less(indptr, seq, a[j], a[i]):
+                    b[k] = a[j]
+                    j += 1
+                else:
+                    b[k] = a[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                b[k] = a[i]
+                i += 1
+                k += 1
+            while j < hi:
+                b[k] = a[j]
+                j += 1
+                k += 1
+        a, b = b, a
+        width *= 2
+    return a
+
+
+@njit(cache=True)
+def trie_cost_sorted(indptr, seq, w, order):
+    """Total weight of the trie of the rows, given their lexicographic ``order``: each row adds
+    the weight past its longest common prefix with the row before it."""
+    total = 0
+    prev = -1
+    for r in order:
+        s = indptr[r]
+        e = indptr[r + 1]
+        t = 0
+        if prev >= 0:
+            ps = indptr[prev]
+            pl = indptr[prev + 1] - ps
+            while t < pl and s + t < e and seq[ps + t] == seq[s + t]:
+                t += 1
+        for p in range(s + t, e):
+            total += w[seq[p]]
+        prev = r
+    return total
+
+
+# ---------------------------------------------------------------------------------------------
+# sparse maximum spanning tree bound
+
+
+@njit(cache=True)
+def _first_common_cold(idx, indptr, i, j, cold, w):
+    """(smallest common chunk that is cold, weight of the whole intersection); rows sorted."""
+    a, ae = indptr[i], indptr[i + 1]
+    b, be = indptr[j], indptr[j + 1]
+    first = -1
+    tot = 0
+    while a < ae and b < be:
+        x = idx[a]
+        y = idx[b]
+        if x == y:
+            tot += w[x]
+            if first < 0 and cold[x]:
+                first = x
+            a += 1
+            b += 1
+        elif x < y:
+            a += 1
+        else:
+            b += 1
+    return first, tot
+
+
+@njit(cache=True)
+def overlap_edges(indptr, idx, cptr, cidx, w, cold, rw, count_only):
+    """Edges of the overlap graph for the maximum spanning tree bound.
+
+    Every pair of requests sharing a *cold* chunk gets one edge of its exact weight
+    w(R_i ∩ R_j), emitted by the smallest cold chunk they share. Every *hot* chunk gets a star
+    from its heaviest holder to each other holder, weighted w(R_j): on the clique of S_x with
+    weights min(w(R_i), w(R_j)) >= w(R_i ∩ R_j) the star is a maximum spanning tree, so the
+    pairs only hot chunks connect are over-estimated and the bound stays valid.
+    Returns (number of edges, a, b, weight) (empty arrays with ``count_only``).
+    """
+    n = len(cptr) - 1
+    cnt = 0
+    for x in range(n):
+        s, e = cptr[x], cptr[x + 1]
+        d = e - s
+        if cold[x]:
+            cnt += d * (d - 1) // 2
+        elif d > 1:
+            cnt += d - 1
+    if count_only:
+        z = np.zeros(0, dtype=np.int64)
+        return cnt, z.astype(np.int32), z.astype(np.int32), z
+    ea = np.empty(cnt, dtype=np.int32)
+    eb = np.empty(cnt, dtype=np.int32)
+    ew = np.empty(cnt, dtype=np.int64)
+    k = 0
+    for x in range(n):
+        s, e = cptr[x], cptr[x + 1]
+        if cold[x]:
+            for p in range(s, e):
+                i = cidx[p]
+                for q in range(p + 1, e):
+                    j = cidx[q]
+                    first, tot = _first_common_cold(idx, indptr, i, j, cold, w)
+                    if first == x:
+                        ea[k] = i
+                        eb[k] = j
+                        ew[k] = tot
+                        k += 1
+        elif e - s > 1:
+            top = cidx[s]
+            for p in range(s, e):
+                if rw[cidx[p]] > rw[top]:
+                    top = cidx[p]
+            for p in range(s, e):
+                j = cidx[p]
+                if j != top:
+                    ea[k] = top
+                    eb[k] = j
+                    ew[k] = rw[j]
+                    k += 1
+    return k, ea[:k], eb[:k], ew[:k]
+
+
+@njit(cache=True)
+def _find(parent, x):
+    r = x
+    while parent[r] != r:
+        r = parent[r]
+    while parent[x] != r:
+        nx = parent[x]
+        parent[x] = r
+        x = nx
+    return r
+
+
+@njit(cache=True)
+def kruskal_max(m, ea, eb, ew, order):
+    """Weight of a maximum spanning forest, edges visited in ``order`` (weight descending)."""
+    parent = np.arange(m, dtype=np.int64)
+    tot = 0
+    joined = 0
+    for t in order:
+        ra = _find(parent, ea[t])
+        rb = _find(parent, eb[t])
+        if ra != rb:
+            parent[ra] = rb
+            tot += ew[t]
+            joined += 1
+            if joined == m - 1:
+                break
+    return tot
+
+
+# ---------------------------------------------------------------------------------------------
+# agglomerative common intersection by the nearest-neighbour chain
+
+
+@njit(cache=True)
+def _inter_weight(pool, start, length, a, b, w):
+    i, ie = start[a], start[a] + length[a]
+    j, je = start[b], start[b] + length[b]
+    tot = 0
+    while i < ie and j < je:
+        x = pool[i]
+        y = pool[j]
+        if x == y:
+            tot += w[x]
+            i += 1
+            j += 1
+        elif x < y:
+            i += 1
+        else:
+            j += 1
+    return tot
+
+
+@njit(cache=True)
+def nn_chain(indptr, idx, w, n, cap):
+    """Agglomerative common intersection over sorted rows, by the nearest-neighbour chain.
+
+    Returns (merge_a, merge_b, merge_w, sig_start, sig_len, pool, truncated): merge j creates
+    cluster m + j from clusters merge_a[j], merge_b[j] with common weight merge_w[j] > 0;
+    cluster c's signature (intersection of its requests) is pool[sig_start[c]:+sig_len[c]].
+    Fewer than m - 1 merges when some clusters share nothing; ``truncated`` counts the nearest
+    neighbour searches that stopped at ``cap`` holders of a chunk (0: the greedy is exact).
+    """
+    m = len(indptr) - 1
+    nnz = indptr[m]
+    C = 2 * m
+    pool = np.empty(2 * nnz + 1, dtype=np.int32)
+    start = np.zeros(C, dtype=np.int64)
+    length = np.zeros(C, dtype=np.int64)
+    pool[:nnz] = idx[:nnz]
+    for i in range(m):
+        start[i] = indptr[i]
+        length[i] = indptr[i + 1] - indptr[i]
+    top = nnz
+    # holders: singly linked lists per chunk, newest first; dead entries unlinked when met
+    E = 2 * nnz + 1
+    ent_c = np.empty(E, dtype=np.int64)
+    ent_next = np.empty(E, dtype=np.int64)
+    head = -np.ones(n, dtype=np.int64)
+    live = np.zeros(n, dtype=np.int64)
+    ne = 0
+    for i in range(m - 1, -1, -1):
+        for p in range(indptr[i], indptr[i + 1]):
+            x = idx[p]
+            ent_c[ne] = i
+            ent_next[ne] = head[x]
+            head[x] = ne
+            ne += 1
+            live[x] += 1
+    alive = np.zeros(C, dtype=np.bool_)
+    alive[:m] = True
+    done = np.zeros(C, dtype=np.bool_)
+    in_chain = np.zeros(C, dtype=np.bool_)
+    mark = np.zeros(C, dtype=np.int64)
+    stamp = 0
+    chain = np.empty(C, dtype=np.int64)
+    clen = 0
+    ma = np.empty(max(m - 1, 0), dtype=np.int64)
+    mb = np.empty(max(m - 1, 0), dtype=np.int64)
+    mw = np.empty(max(m - 1, 0), dtype=np.int64)
+    nm = 0
+    ncl = m
+    ptr = 0
+    truncated = 0
+    kmax = 0
+    for i in range(m):
+        if length[i] > kmax:
+            kmax = length[i]
+    order = np.empty(kmax, dtype=np.int64)
+    while True:
+        if clen == 0:
+            while ptr < ncl and (not alive[ptr] or done[ptr]):
+                ptr += 1
+            if ptr >= ncl:
+                break
+            chain[0] = ptr
+            in_chain[ptr] = True
+            clen = 1
+        c = chain[clen - 1]
+        prev = chain[clen - 2] if clen >= 2 else -1
+        # ---- nearest neighbour of c: the largest common weight; ties keep prev, then small id
+        k = length[c]
+        sc = start[c]
+        rem = 0
+        for t in range(k):
+            order[t] = sc + t
+            rem += w[pool[sc + t]]
+        # coldest chunks first, so that the remaining bound falls fastest
+        for t in range(1, k):
+            v = order[t]
+            u = t
+            while u > 0 and live[pool[order[u - 1]]] > live[pool[v]]:
+                order[u] = order[u - 1]
+                u -= 1
+            order[u] = v
+        stamp += 1
+        mark[c] = stamp
+        best = -1
+        bw = 0
+        if prev >= 0:
+            best = prev
+            bw = _inter_weight(pool, start, length, c, prev, w)
+            mark[prev] = stamp
+        # rem bounds the common weight of any cluster not met yet: it shares with c only
+        # chunks whose holders were not all scanned
+        for t in range(k):
+            if best >= 0 and bw >= rem:
+                break
+            x = pool[order[t]]
+            e = head[x]
+            pe = -1
+            scanned = 0
+            trunc = False
+            while e != -1:
+                j = ent_c[e]
+                nxt = ent_next[e]
+                if not alive[j] or done[j]:
+                    if pe == -1:
+                        head[x] = nxt
+                    else:
+                        ent_next[pe] = nxt
+                    e = nxt
+                    continue
+                if scanned >= cap:
+                    trunc = True
+                    break
+                scanned += 1
+                if mark[j] != stamp:
+                    mark[j] = stamp
+                    v = _inter_weight(pool, start, length, c, j, w)
+                    if v > bw or (v == bw and v > 0 and best != prev and j < best):
+                        best = j
+                        bw = v
+                pe = e
+                e = nxt
+            if not trunc:
+                rem -= w[x]
+        if bw < rem:
+            truncated += 1  # a holder not scanned might have beaten the best found
+        if best < 0 or bw == 0:
+            done[c] = True
+            in_chain[c] = False
+            clen -= 1
+            for p in range(sc, sc + k):
+                live[pool[p]] -= 1
+            continue
+        if not in_chain[best]:
+            chain[clen] = best
+            in_chain[best] = True
+            clen += 1
+            continue
+        # merge c and best; the chain keeps what lies below best
+        while clen > 0:
+            tp = chain[clen - 1]
+            in_chain[tp] = False
+            clen -= 1
+            if tp == best:
+                break
+        a, b = c, best
+        nc = ncl
+        ncl += 1
+        i, ie = start[a], start[a] + length[a]
+        j, je = start[b], start[b] + length[b]
+        start[nc] = top
+        while i < ie and j < je:
+            x = pool[i]
+            y = pool[j]
+            if x == y:
+                pool[top] = x
+                top += 1
+                i += 1
+                j += 1
+            elif x < y:
+                i += 1
+            else:
+                j += 1
+        length[nc] = top - start[nc]
+        for p in range(start[a], start[a] + length[a]):
+            live[pool[p]] -= 1
+        for p in range(start[b], start[b] + length[b]):
+            live[pool[p]] -= 1
+        alive[a] = False
+        alive[b] = False
+        alive[nc] = True
+        for p in range(start[nc], start[nc] + length[nc]):
+            x = pool[p]
+            ent_c[ne] = nc
+            ent_next[ne] = head[x]
+            head[x] = ne
+            ne += 1
+            live[x] += 1
+        if a > b:
+            a, b = b, a
+        ma[nm] = a
+        mb[nm] = b
+        mw[nm] = bw
+        nm += 1
+    return ma[:nm], mb[:nm], mw[:nm], start[:ncl], length[:ncl], pool[:top], truncated
+
+
+@njit(cache=True)
+def hierarchy_layout(children, root, m, sig_start, sig_len, pool, indptr, idx, out):
+    """Read the layout off a hierarchy top-down (Theorem 1): node v emits I(v) \\ I(parent) in
+    chunk-id order, leaf i the rest of its request. ``out`` is filled row by row like ``idx``.
+    Nodes past ``len(sig_len)`` have an empty signature."""
+    nsig = len(sig_len)
+    kmax = 0
+    for i in range(m):
+        if indptr[i + 1] - indptr[i] > kmax:
+            kmax = indptr[i + 1] - indptr[i]
+    pre = np.empty(kmax + 1, dtype=np.int32)
+    N = 2 * m - 1
+    plen = np.zeros(N, dtype=np.int64)
+    par = -np.ones(N, dtype=np.int64)
+    stack = np.empty(N, dtype=np.int64)
+    sp = 0
+    stack[0] = root
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        p = par[v]
+        base = plen[p] if p >= 0 else 0
+        # the parent's signature (empty for the root or unsigned nodes)
+        ps, pl = 0, 0
+        if p >= 0 and p < nsig:
+            ps, pl = sig_start[p], sig_len[p]
+        if v < m:
+            s, e = indptr[v], indptr[v + 1]
+            q = base
+            for t in range(s, e):
+                x = idx[t]
+                # is x in the parent's signature? (sorted, short)
+                inside = False
+                for u in range(ps, ps + pl):
+                    if pool[u] == x:
+                        inside = True
+                        break
+                if not inside:
+                    pre[q] = x
+                    q += 1
+            o = indptr[v]
+            for t in range(q):
+                out[o + t] = pre[t]
+        else:
+            q = base
+            if v < nsig:
+                u = ps
+                ue = ps + pl
+                for t in range(sig_start[v], sig_start[v] + sig_len[v]):
+                    x = pool[t]
+                    while u < ue and pool[u] < x:
+                        u += 1
+                    if u < ue and pool[u] == x:
+                        continue
+                    pre[q] = x
+                    q += 1
+            plen[v] = q
+            a = children[v - m, 0]
+            b = children[v - m, 1]
+            par[a] = v
+            par[b] = v
+            stack[sp] = b
+            sp += 1
+            stack[sp] = a
+            sp += 1
+    return out
+
+
+@njit(cache=True)
+def duplicate_groups(indptr, seq, order):
+    """Group number of every row, rows with equal sequences sharing one; numbered along
+    ``order`` (a lexicographic order, so equal rows are adjacent)."""
+    m = len(indptr) - 1
+    g = np.empty(m, dtype=np.int64)
+    cur = -1
+    prev = -1
+    for r in order:
+        same = False
+        if prev >= 0:
+            la = indptr[r + 1] - indptr[r]
+            lb = indptr[prev + 1] - indptr[prev]
+            if la == lb:
+                same = True
+                for t in range(la):
+                    if seq[indptr[r] + t] != seq[indptr[prev] + t]:
+                        same = False
+                        break
+        if not same:
+            cur += 1
+        g[r] = cur
+        prev = r
+    return g
+
+
+@njit(cache=True)
+def partner_upper(indptr, idx, w, cptr, cidx, cap):
+    """For every request i, an upper bound on max_{j != i} w(R_i ∩ R_j) (exact when no holder
+    list had to be cut at ``cap``): holders scanned coldest chunk first, and a request not met
+    shares with i only chunks whose holders were not all scanned."""
+    m = len(indptr) - 1
+    out = np.zeros(m, dtype=np.int64)
+    mark = np.zeros(m, dtype=np.int64)
+    kmax = 0
+    for i in range(m):
+        if indptr[i + 1] - indptr[i] > kmax:
+            kmax = indptr[i + 1] - indptr[i]
+    order = np.empty(kmax, dtype=np.int64)
+    for i in range(m):
+        s, e = indptr[i], indptr[i + 1]
+        k = e - s
+        rem = 0
+        for t in range(k):
+            order[t] = s + t
+            rem += w[idx[s + t]]
+        for t in range(1, k):
+            v = order[t]
+            u = t
+            while u > 0 and cptr[idx[order[u - 1]] + 1] - cptr[idx[order[u - 1]]] > cptr[idx[v] + 1] - cptr[idx[v]]:
+                order[u] = order[u - 1]
+                u -= 1
+            order[u] = v
+        mark[i] = i + 1
+        bw = 0
+        for t in range(k):
+            if bw >= rem:
+                break
+            x = idx[order[t]]
+            cs, ce = cptr[x], cptr[x + 1]
+            full = ce - cs <= cap + 1
+            stop = ce if full else cs + cap
+            for p in range(cs, stop):
+                j = cidx[p]
+                if mark[j] != i + 1:
+                    mark[j] = i + 1
+                    # common weight of rows i and j (both sorted)
+                    a, ae = indptr[i], indptr[i + 1]
+                    b, be = indptr[j], indptr[j + 1]
+                    tot = 0
+                    while a < ae and b < be:
+                        if idx[a] == idx[b]:
+                            tot += w[idx[a]]
+                            a += 1
+                            b += 1
+                        elif idx[a] < idx[b]:
+                            a += 1
+                        else:
+                            b += 1
+                    if tot > bw:
+                        bw = tot
+            if full:
+                rem -= w[x]
+        out[i] = bw if bw >= rem else rem
+    return out
