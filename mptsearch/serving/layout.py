@@ -32,7 +32,7 @@ from ..instance import InstanceError
 from . import memory
 from .sparse import SparseTrace, _assemble, _ranges, lex_rank, mst_bound, orders_cost
 
-__all__ = ["METHODS", "Layout", "popularity_order", "global_order", "method_orders",
+__all__ = ["METHODS", "Layout", "read_layout", "serving_rank", "popularity_order", "global_order", "method_orders",
            "LayoutRow", "LayoutSummary", "layout_summary", "GLOB_EXACT_N", "as_sparse"]
 
 METHODS = ("production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
@@ -62,15 +62,19 @@ class Layout:
 
 
 def as_sparse(trace) -> SparseTrace:
-    """A :class:`SparseTrace` from a SparseTrace or a :class:`.trace.Trace` (small traces)."""
+    """A :class:`SparseTrace` from a SparseTrace, a small :class:`.trace.Trace` or an
+    :class:`~mptsearch.instance.Instance` (one line per request, chunk ids kept)."""
     if isinstance(trace, SparseTrace):
         return trace
-    inst = trace.instance
-    lens = np.array([len(s) for s in trace.lines], dtype=np.int64)
+    if hasattr(trace, "instance"):
+        inst, lines, ids = trace.instance, trace.lines, list(trace.ids)
+    else:
+        inst, lines, ids = trace, trace.orders, list(range(trace.m))
+    lens = np.array([len(s) for s in lines], dtype=np.int64)
     indptr = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=indptr[1:])
-    seq = np.fromiter((x for s in trace.lines for x in s), dtype=np.int32, count=int(indptr[-1]))
-    return _assemble(list(trace.ids), inst.labels, inst.weights, indptr, seq)
+    seq = np.fromiter((x for s in lines for x in s), dtype=np.int32, count=int(indptr[-1]))
+    return _assemble(ids, inst.labels, inst.weights, indptr, seq)
 
 
 def _expand(tr: SparseTrace, req_indptr: np.ndarray, req_seq: np.ndarray) -> Layout:
@@ -291,3 +295,27 @@ def serving_rank(orders: Layout) -> np.ndarray:
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
     return rank
+
+
+def read_layout(tr: SparseTrace, path: str) -> Layout:
+    """Per-line orders written by ``mptsearch layout --out`` for ``tr``: line j must hold
+    exactly the chunks of the trace's line j (extra fields such as ``serve`` are ignored)."""
+    from .sparse import read_sparse
+
+    lay = read_sparse(path)
+    if lay.size != tr.size:
+        raise InstanceError(f"layout {path} has {lay.size} requests, the trace has {tr.size}")
+    index = {lab: x for x, lab in enumerate(tr.labels)}
+    to_trace = np.array([index.get(lab, -1) for lab in lay.labels], dtype=np.int64)
+    seq = to_trace[lay.chunks]
+    if not np.array_equal(lay.indptr, tr.indptr):
+        j = int(np.flatnonzero(np.diff(lay.indptr) != np.diff(tr.indptr))[0])
+        raise InstanceError(f"{path} line {j + 1}: its chunks are not those of trace line {j + 1}")
+    rows = np.repeat(np.arange(tr.size), np.diff(tr.indptr))
+    a = seq[np.lexsort((seq, rows))]
+    b = tr.chunks[np.lexsort((tr.chunks, rows))]
+    bad = np.flatnonzero(a != b)
+    if len(bad):
+        j = int(rows[bad[0]])
+        raise InstanceError(f"{path} line {j + 1}: its chunks are not those of trace line {j + 1}")
+    return Layout(tr.indptr, seq.astype(np.int32))

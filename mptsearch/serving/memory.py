@@ -19,6 +19,8 @@ from ..instance import InstanceError
 
 __all__ = ["MemoryRefusal", "available", "estimate", "check", "parse_size", "fmt"]
 
+#: reading a JSONL trace: peak bytes per byte of file (parsing buffers, the sparse arrays)
+READ_BYTES_PER_FILE_BYTE = 5
 #: bytes per (distinct) chunk occurrence / per request, of the sparse methods
 _SPARSE_PER_NNZ = 120
 _SPARSE_PER_REQ = 150

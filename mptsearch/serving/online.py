@@ -269,6 +269,8 @@ def online_layout(lines: Sequence[Sequence[int]], weights, window: int, pin: int
     w = [int(v) for v in weights]
     lay = OnlineLayouter(window, pin, history=history if history is not None else max(1, len(lines)),
                          tokens=w.__getitem__)
+    for x, t in enumerate(w):  # internal ids = chunk ids, so ties break by chunk id
+        lay._intern(x, t)
     out: list = [None] * len(lines)
     for j, s in enumerate(lines):
         for rid, seq in lay.add([int(x) for x in s], id=j):
