@@ -260,6 +260,8 @@ def nn_chain(indptr, idx, w, n, cap):
     in_chain = np.zeros(C, dtype=np.bool_)
     mark = np.zeros(C, dtype=np.int64)
     stamp = 0
+    acc = np.zeros(C, dtype=np.int64)
+    TOP = 8
     chain = np.empty(C, dtype=np.int64)
     clen = 0
     ma = np.empty(max(m - 1, 0), dtype=np.int64)
@@ -274,6 +276,7 @@ def nn_chain(indptr, idx, w, n, cap):
         if length[i] > kmax:
             kmax = length[i]
     order = np.empty(kmax, dtype=np.int64)
+    tl = np.empty(kmax * cap + 1 if cap < m else C, dtype=np.int64)
     while True:
         if clen == 0:
             while ptr < ncl and (not alive[ptr] or done[ptr]):
@@ -309,7 +312,11 @@ def nn_chain(indptr, idx, w, n, cap):
             bw = _inter_weight(pool, start, length, c, prev, w)
             mark[prev] = stamp
         # rem bounds the common weight of any cluster not met yet: it shares with c only
-        # chunks whose holders were not all scanned
+        # chunks whose holders were not all scanned. Holders met before the first cut list
+        # are scored exactly; after it, by the weight of the cut lists they were met in, and
+        # only the TOP best of those are scored exactly (one pass per holder, not one per chunk)
+        cutting = False
+        ntl = 0
         for t in range(k):
             if best >= 0 and bw >= rem:
                 break
@@ -333,15 +340,40 @@ def nn_chain(indptr, idx, w, n, cap):
                     break
                 scanned += 1
                 if mark[j] != stamp:
-                    mark[j] = stamp
-                    v = _inter_weight(pool, start, length, c, j, w)
-                    if v > bw or (v == bw and v > 0 and best != prev and j < best):
-                        best = j
-                        bw = v
+                    if cutting:
+                        if acc[j] == 0:
+                            tl[ntl] = j
+                            ntl += 1
+                        acc[j] += w[x]
+                    else:
+                        mark[j] = stamp
+                        v = _inter_weight(pool, start, length, c, j, w)
+                        if v > bw or (v == bw and v > 0 and best != prev and j < best):
+                            best = j
+                            bw = v
                 pe = e
                 e = nxt
-            if not trunc:
+            if trunc:
+                cutting = True
+            else:
                 rem -= w[x]
+        for _ in range(TOP if ntl > TOP else ntl):
+            u_best = -1
+            a_best = 0
+            for u in range(ntl):
+                if acc[tl[u]] > a_best:
+                    a_best = acc[tl[u]]
+                    u_best = u
+            if u_best < 0:
+                break
+            j = tl[u_best]
+            acc[j] = -1  # taken
+            v = _inter_weight(pool, start, length, c, j, w)
+            if v > bw or (v == bw and v > 0 and best != prev and j < best):
+                best = j
+                bw = v
+        for u in range(ntl):
+            acc[tl[u]] = 0
         if bw < rem:
             truncated += 1  # a holder not scanned might have beaten the best found
         if best < 0 or bw == 0:

@@ -228,6 +228,7 @@ class LayoutSummary:
     production: int
     lower_bound: int
     bound_exact: bool = True
+    bound_seconds: float = 0.0
     rows: list = field(default_factory=list)
     orders: dict = field(default_factory=dict)
     weights: np.ndarray | None = None
@@ -249,6 +250,8 @@ class LayoutSummary:
                 out.append(f"{r.method:<22}{'-':>12}{'-':>12}{'-':>9}{'':>9}  {r.note}")
                 continue
             out.append(f"{r.method:<22}{r.cost:>12}{r.saved:>12}{r.saved_pct:>8.2f}%{r.seconds:>9.2f}  {r.note}")
+        if self.bound_seconds < 0:
+            return "\n".join(out)
         lb = self.production - self.lower_bound
         note = "no layout can save more" + ("" if self.bound_exact else " (hot chunks over-estimated)")
         out.append(f"{'MST lower bound':<22}{self.lower_bound:>12}{lb:>12}{100.0 * lb / self.production:>8.2f}%"
@@ -258,7 +261,9 @@ class LayoutSummary:
     def to_json(self) -> dict:
         return {"requests": self.lines, "distinct_requests": self.requests, "chunks": self.chunks,
                 "tokens_without_cache": self.no_cache, "production": self.production,
-                "lower_bound": self.lower_bound, "lower_bound_exact": self.bound_exact,
+                "lower_bound": self.lower_bound if self.bound_seconds >= 0 else None,
+                "lower_bound_exact": self.bound_exact if self.bound_seconds >= 0 else None,
+                "bound_seconds": round(self.bound_seconds, 3) if self.bound_seconds >= 0 else None,
                 "methods": [{"method": r.method, "prefill": r.cost if r.cost >= 0 else None,
                              "saved": r.saved if r.cost >= 0 else None,
                              "saved_pct": round(r.saved_pct, 4) if r.cost >= 0 else None,
@@ -272,9 +277,11 @@ def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: in
     With ``refuse_ok`` a method refused for memory (:class:`.memory.MemoryRefusal`) becomes a
     row saying so instead of stopping the run."""
     tr = as_sparse(trace)
+    t0 = time.perf_counter()
     b = mst_bound(tr) if bound else None
     s = LayoutSummary(tr.size, tr.m, tr.n, tr.tokens(), tr.production_cost(),
-                      b.value if b else 0, b.exact if b else False, weights=tr.weights)
+                      b.value if b else 0, b.exact if b else False,
+                      time.perf_counter() - t0 if bound else -1.0, weights=tr.weights)
     for method in methods:
         t0 = time.perf_counter()
         try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -166,7 +167,9 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
     One pass, O(total chunk occurrences) time; chunk labels are interned as they are read, so
     memory holds one string per distinct chunk, not one per occurrence.
     """
-    index: dict = {}
+    index: dict = defaultdict()
+    index.default_factory = index.__len__  # a new label gets the next id, in C
+    intern = index.__getitem__
     flat = array("q")
     toks = array("q")
     where_line = array("q")
@@ -174,7 +177,6 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
     ids = []
     kind = None
     loads = json.loads
-    setdefault = index.setdefault
     for lineno, text in enumerate(lines, start=1):
         if not text.strip():
             continue
@@ -210,7 +212,7 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
         if {type(t) for t in ts} != {int} or min(ts) <= 0:
             t, c = next((t, c) for t, c in zip(ts, cs) if type(t) is not int or t <= 0)
             raise _bad(where, lineno, f"token count {t!r} of chunk {c!r} is not a positive integer")
-        flat.extend([setdefault(c, len(index)) for c in cs])
+        flat.extend(map(intern, cs))
         toks.extend(ts)
         where_line.append(lineno)
         lens.append(len(cs))
@@ -325,10 +327,10 @@ class MSTBound:
     edges: int
 
 
-DEFAULT_EDGE_BUDGET = 20_000_000
+DEFAULT_EDGE_BUDGET = 10_000_000
 
 
-def mst_bound(tr: SparseTrace, edge_budget: int = DEFAULT_EDGE_BUDGET, partner_cap: int = 256) -> MSTBound:
+def mst_bound(tr: SparseTrace, edge_budget: int = DEFAULT_EDGE_BUDGET, partner_cap: int = 64) -> MSTBound:
     """Lower bound on any layout's prefill: sum_i w(R_i) minus a maximum spanning tree of
     w(R_i ∩ R_j) over the sparse overlap graph (pairs sharing a chunk; paper, Section 6.4).
 

@@ -30,7 +30,7 @@ from .sparse import SparseTrace
 
 __all__ = ["SparseAggResult", "sparse_agglomerative", "DEFAULT_CAP"]
 
-DEFAULT_CAP = 64
+DEFAULT_CAP = 128
 
 
 @dataclass(frozen=True)
