@@ -52,15 +52,21 @@ def _write_layout(fh, tr, lay) -> None:
     from ..serving.layout import serving_rank
 
     rank = serving_rank(lay).tolist()
-    labels = tr.labels
-    w = tr.weights.tolist()
+    # each label and token count is encoded once, lines are joined from the pieces
+    lab = [json.dumps(x, ensure_ascii=False) for x in tr.labels]
+    tok = [str(v) for v in tr.weights.tolist()]
     seq = lay.seq.tolist()
     cuts = lay.indptr.tolist()
     dumps = json.dumps
+    buf = []
     for j, rid in enumerate(tr.ids):
         row = seq[cuts[j]:cuts[j + 1]]
-        fh.write(dumps({"id": rid, "chunks": [labels[x] for x in row], "tokens": [w[x] for x in row],
-                        "serve": rank[j]}, ensure_ascii=False) + "\n")
+        buf.append(f'{{"id": {dumps(rid, ensure_ascii=False)}, "chunks": [{", ".join([lab[x] for x in row])}], '
+                   f'"tokens": [{", ".join([tok[x] for x in row])}], "serve": {rank[j]}}}\n')
+        if len(buf) >= 65536:
+            fh.write("".join(buf))
+            buf.clear()
+    fh.write("".join(buf))
 
 
 @click.command("layout")
