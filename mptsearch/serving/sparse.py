@@ -290,7 +290,11 @@ def sparse_from_lists(chunks: Sequence[Sequence], tokens=None, ids=None) -> Spar
     try:
         return parse_sparse(lines, where="requests")
     except InstanceError as exc:
-        raise InstanceError(str(exc).replace("requests line ", "request ", 1)) from None
+        import re
+
+        # the parser counts lines from 1; requests are numbered from 0
+        msg = re.sub(r"(?:requests )?line (\d+)", lambda g: f"request {int(g.group(1)) - 1}", str(exc))
+        raise InstanceError(msg) from None
 
 
 # ---------------------------------------------------------------------------------------------
