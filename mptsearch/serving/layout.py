@@ -251,12 +251,12 @@ class LayoutSummary:
                 continue
             out.append(f"{r.method:<22}{r.cost:>12}{r.saved:>12}{r.saved_pct:>8.2f}%{r.seconds:>9.2f}  {r.note}")
         if self.bound_seconds < 0:
-            return "\n".join(out)
+            return "\n".join(line.rstrip() for line in out)
         lb = self.production - self.lower_bound
         note = "no layout can save more" + ("" if self.bound_exact else " (hot chunks over-estimated)")
         out.append(f"{'MST lower bound':<22}{self.lower_bound:>12}{lb:>12}{100.0 * lb / self.production:>8.2f}%"
                    f"{'':>9}  {note}")
-        return "\n".join(out)
+        return "\n".join(line.rstrip() for line in out)
 
     def to_json(self) -> dict:
         return {"requests": self.lines, "distinct_requests": self.requests, "chunks": self.chunks,
