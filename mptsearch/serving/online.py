@@ -9,9 +9,9 @@ form, the paper's Section 6 heuristic, here :mod:`.sparse_agglomerative`); a req
 its node keeps its residual in chunk-id order, the hierarchy layout's own convention. After
 the batch, every sequence is added to the trie. Paper, Section 7.2.
 
-Memory is bounded: the trie holds the last ``history`` served sequences (default 64 W). Every
-``history`` arrivals it is rebuilt from them, and chunk labels no longer in it are forgotten,
-so memory is O(history * k) whatever the stream's length. W = 1 is pure deepest-match
+Memory is bounded: the trie holds the sequences served since the last rebuild; every
+``history`` arrivals (default 64 W) it is rebuilt from the last ``history`` of them, and chunk
+labels no longer in it are forgotten, so memory is O(history * k) whatever the stream's length. W = 1 is pure deepest-match
 placement; W and history at least the stream length reproduce the offline agglomerative
 layout on an empty trie.
 
@@ -21,9 +21,7 @@ order and only the rest is laid out (:mod:`.pinning`).
 
 from __future__ import annotations
 
-import gc
 from collections import deque
-from contextlib import contextmanager
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -89,19 +87,6 @@ def layout_sets(sets: Sequence, weights) -> list[tuple[int, ...]]:
     return [tuple(o[cuts[i]:cuts[i + 1]]) for i in range(m)]
 
 
-@contextmanager
-def _no_gc():
-    """The trie is many small dicts without reference cycles: the cyclic collector finds
-    nothing in it but traverses it on every full collection, which halves the throughput."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 class OnlineLayouter:
     """Streaming prompt layout: feed requests with :meth:`add`, drain with :meth:`flush`.
 
@@ -115,6 +100,11 @@ class OnlineLayouter:
         Served sequences the trie remembers (default 64 W); bounds memory.
     tokens : mapping or callable, optional
         Token count of a chunk label, used when :meth:`add` is given no counts (default 1).
+
+    Notes
+    -----
+    The trie is arrays with an open-addressing child table, and a batch is laid out by one
+    compiled kernel (:func:`._online_kernels.online_batch`); Python only maps labels to ids.
 
     Examples
     --------
@@ -140,31 +130,53 @@ class OnlineLayouter:
         if self.history < 1:
             raise InstanceError(f"history must be >= 1, got {history}")
         self._tokens = tokens
-        self._reset_ids()
-        self._trie: dict = {}
-        self._ring: deque = deque(maxlen=self.history)
-        self._since = 0
-        self._pending: list = []
-        self.served = 0
-
-    def _reset_ids(self, keep: Iterable[int] = ()) -> dict:
-        old_labels = getattr(self, "_labels", [])
-        old_w = getattr(self, "_w", [])
         self._index: dict = {}
         self._labels: list = []
-        self._w: list = []
-        remap = {}
-        for x in keep:
-            if x not in remap:
-                remap[x] = self._intern(old_labels[x], old_w[x])
-        return remap
+        self._w = np.zeros(1024, dtype=np.int64)
+        self._ring: deque = deque()  # (outptr, out) of the batches served since the last rebuild
+        self._ring_rows = 0
+        self._since = 0
+        self._pending_ids: list = []
+        self._pending_free: list = []
+        self._pending_pin: list = []
+        self._fl: list = []
+        self._pl: list = []
+        self.served = 0
+        self._reset_trie(1024)
+
+    # ---- the trie -------------------------------------------------------------------------
+    def _reset_trie(self, nodes: int) -> None:
+        cap = 1 << max(10, int(2 * nodes).bit_length())
+        self._hkeys = np.full(cap, -1, dtype=np.int64)
+        self._hvals = np.zeros(cap, dtype=np.int64)
+        self._tw = np.zeros(max(1024, nodes + 1), dtype=np.int64)
+        self._nnodes = 1
+
+    def _room(self, extra: int) -> None:
+        """Grow the node arrays and the child table for ``extra`` more nodes."""
+        from ._online_kernels import insert_rows
+
+        need = self._nnodes + extra
+        if need > len(self._tw):
+            tw = np.zeros(2 * need, dtype=np.int64)
+            tw[:self._nnodes] = self._tw[:self._nnodes]
+            self._tw = tw
+        if 2 * need > len(self._hkeys):  # keep the table at most half full: rehash the paths
+            rows = list(self._ring)
+            self._reset_trie(need)
+            for ip, seq in rows:
+                self._nnodes = insert_rows(ip, seq, self._w, self._hkeys, self._hvals, self._tw, self._nnodes)
 
     def _intern(self, label, t: int) -> int:
         x = self._index.get(label)
         if x is None:
             x = self._index[label] = len(self._labels)
             self._labels.append(label)
-            self._w.append(t)
+            if x >= len(self._w):
+                w = np.zeros(2 * len(self._w), dtype=np.int64)
+                w[:x] = self._w[:x]
+                self._w = w
+            self._w[x] = t
         elif self._w[x] != t:
             raise InstanceError(f"chunk {label!r} has {t} tokens but was given {self._w[x]} before")
         return x
@@ -194,67 +206,88 @@ class OnlineLayouter:
             if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t <= 0:
                 raise InstanceError(f"token count {t!r} of chunk {c!r} is not a positive integer")
             ids.append(self._intern(c, int(t)))
-        self._pending.append((self.served + len(self._pending) if id is None else id, ids))
-        if len(self._pending) >= self.window:
-            with _no_gc():
-                return self._run()
+        T = self.pin
+        free = sorted(ids[T:])
+        self._pending_free.extend(free)
+        self._pending_pin.extend(ids[:T])
+        self._fl.append(len(free))
+        self._pl.append(min(T, len(ids)))
+        self._pending_ids.append(self.served + len(self._pending_ids) if id is None else id)
+        if len(self._pending_ids) >= self.window:
+            return self._run()
         return []
 
     def flush(self) -> list:
         """Lay out whatever is queued; returns its (id, chunk order) pairs."""
-        if not self._pending:
-            return []
-        with _no_gc():
-            return self._run()
+        return self._run() if self._pending_ids else []
 
     def _run(self) -> list:
-        batch, self._pending = self._pending, []
-        w = self._w
-        T = self.pin
-        groups: dict = {}
-        seqs: list = [None] * len(batch)
-        for b, (_, ids) in enumerate(batch):
-            free = ids[T:]
-            s = set(free)
-            pre = tuple(deepest_prefix(self._trie, s, w)) if s else ()
-            groups.setdefault(pre, []).append((b, frozenset(s.difference(pre))))
-        for pre, members in groups.items():
-            nonempty = [(b, r) for b, r in members if r]
-            for b, r in members:
-                if not r:
-                    seqs[b] = pre
-            if len(nonempty) == 1:
-                b, r = nonempty[0]
-                seqs[b] = pre + tuple(sorted(r))
-            elif nonempty:
-                for (b, _), seq in zip(nonempty, layout_sets([r for _, r in nonempty], w)):
-                    seqs[b] = pre + seq
-        out = []
+        from ._online_kernels import online_batch
+
+        B = len(self._pending_ids)
+        fl = np.array(self._fl, dtype=np.int64)
+        pl = np.array(self._pl, dtype=np.int64)
+        fptr = np.zeros(B + 1, dtype=np.int64)
+        np.cumsum(fl, out=fptr[1:])
+        pptr = np.zeros(B + 1, dtype=np.int64)
+        np.cumsum(pl, out=pptr[1:])
+        outptr = fptr + pptr
+        fidx = np.array(self._pending_free, dtype=np.int64)
+        pidx = np.array(self._pending_pin, dtype=np.int64)
+        out = np.empty(int(outptr[-1]), dtype=np.int64)
+        self._room(len(out))
+        n = len(self._labels)
+        mark = np.full(n, -1, dtype=np.int64)
+        self._nnodes = online_batch(fptr, fidx, pptr, pidx, self._w, self._hkeys, self._hvals, self._tw,
+                                    self._nnodes, mark, outptr, out)
         labels = self._labels
-        for b, (rid, ids) in enumerate(batch):
-            seq = seqs[b] + tuple(ids[:T])
-            node = self._trie
-            for x in seq:
-                node = node.setdefault(x, {})
-            self._ring.append(seq)
-            out.append((rid, [labels[x] for x in seq]))
-        self.served += len(batch)
-        self._since += len(batch)
+        flat = [labels[x] for x in out.tolist()]
+        cuts = outptr.tolist()
+        res = [(rid, flat[cuts[b]:cuts[b + 1]]) for b, rid in enumerate(self._pending_ids)]
+        self._ring.append((outptr, out))
+        self._ring_rows += B
+        self._pending_ids, self._pending_free, self._pending_pin, self._fl, self._pl = [], [], [], [], []
+        self.served += B
+        self._since += B
         if self._since >= self.history:
             self._rebuild()
-        return out
+        return res
 
     def _rebuild(self) -> None:
         """Keep only the last ``history`` sequences (and their chunk labels)."""
-        remap = self._reset_ids(x for s in self._ring for x in s)
-        ring = [tuple(remap[x] for x in s) for s in self._ring]
-        self._ring = deque(ring, maxlen=self.history)
-        self._trie = {}
-        for s in ring:
-            node = self._trie
-            for x in s:
-                node = node.setdefault(x, {})
+        from ._online_kernels import insert_rows
+
+        ips, seqs, left = [], [], self.history
+        for ip, seq in reversed(self._ring):
+            if left <= 0:
+                break
+            take = min(left, len(ip) - 1)
+            lo = len(ip) - 1 - take
+            ips.append(ip[lo:] - ip[lo])
+            seqs.append(seq[ip[lo]:])
+            left -= take
+        ips.reverse()
+        seqs.reverse()
+        flat = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64)
+        used = np.unique(flat)
+        remap = np.full(len(self._labels), -1, dtype=np.int64)
+        remap[used] = np.arange(len(used))
+        self._labels = [self._labels[x] for x in used.tolist()]
+        self._index = {lab: x for x, lab in enumerate(self._labels)}
+        w = np.zeros(max(1024, 2 * len(used)), dtype=np.int64)
+        w[:len(used)] = self._w[used]
+        self._w = w
+        self._ring = deque((ip, remap[s]) for ip, s in zip(ips, seqs))
+        self._ring_rows = sum(len(ip) - 1 for ip in ips)
+        self._reset_trie(len(flat) + 1)
+        for ip, seq in self._ring:
+            self._nnodes = insert_rows(ip, seq, self._w, self._hkeys, self._hvals, self._tw, self._nnodes)
         self._since = 0
+
+    @property
+    def trie_nodes(self) -> int:
+        """Nodes of the trie of recently served sequences (memory is proportional to it)."""
+        return self._nnodes - 1
 
 
 def online_layout(lines: Sequence[Sequence[int]], weights, window: int, pin: int = 0,
