@@ -219,7 +219,7 @@ def _inter_weight(pool, start, length, a, b, w):
 
 
 @njit(cache=True)
-def nn_chain(indptr, idx, w, n, cap):
+def nn_chain(indptr, idx, w, n, cap, max_cut=1 << 30):
     """Agglomerative common intersection over sorted rows, by the nearest-neighbour chain.
 
     Returns (merge_a, merge_b, merge_w, sig_start, sig_len, pool, truncated): merge j creates
@@ -241,27 +241,31 @@ def nn_chain(indptr, idx, w, n, cap):
     top = nnz
     # holders: singly linked lists per chunk, newest first; dead entries unlinked when met
     E = 2 * nnz + 1
-    ent_c = np.empty(E, dtype=np.int64)
-    ent_next = np.empty(E, dtype=np.int64)
+    ent = np.empty((E, 2), dtype=np.int64)  # (cluster, next entry): one cache line per step
     head = -np.ones(n, dtype=np.int64)
     live = np.zeros(n, dtype=np.int64)
     ne = 0
     for i in range(m - 1, -1, -1):
         for p in range(indptr[i], indptr[i + 1]):
             x = idx[p]
-            ent_c[ne] = i
-            ent_next[ne] = head[x]
+            ent[ne, 0] = i
+            ent[ne, 1] = head[x]
             head[x] = ne
             ne += 1
             live[x] += 1
+    # live[c]: alive and not done (has partners left); alive/done kept for the bookkeeping
     alive = np.zeros(C, dtype=np.bool_)
     alive[:m] = True
+    open_ = np.zeros(C, dtype=np.bool_)
+    open_[:m] = True
     done = np.zeros(C, dtype=np.bool_)
     in_chain = np.zeros(C, dtype=np.bool_)
     mark = np.zeros(C, dtype=np.int64)
     stamp = 0
     acc = np.zeros(C, dtype=np.int64)
     TOP = 8
+    topv = np.zeros(TOP, dtype=np.int64)
+    topj = np.zeros(TOP, dtype=np.int64)
     chain = np.empty(C, dtype=np.int64)
     clen = 0
     ma = np.empty(max(m - 1, 0), dtype=np.int64)
@@ -316,6 +320,7 @@ def nn_chain(indptr, idx, w, n, cap):
         # are scored exactly; after it, by the weight of the cut lists they were met in, and
         # only the TOP best of those are scored exactly (one pass per holder, not one per chunk)
         cutting = False
+        ncut = 0
         ntl = 0
         for t in range(k):
             if best >= 0 and bw >= rem:
@@ -326,13 +331,13 @@ def nn_chain(indptr, idx, w, n, cap):
             scanned = 0
             trunc = False
             while e != -1:
-                j = ent_c[e]
-                nxt = ent_next[e]
-                if not alive[j] or done[j]:
+                j = ent[e, 0]
+                nxt = ent[e, 1]
+                if not open_[j]:
                     if pe == -1:
                         head[x] = nxt
                     else:
-                        ent_next[pe] = nxt
+                        ent[pe, 1] = nxt
                     e = nxt
                     continue
                 if scanned >= cap:
@@ -355,19 +360,29 @@ def nn_chain(indptr, idx, w, n, cap):
                 e = nxt
             if trunc:
                 cutting = True
+                ncut += 1
+                if ncut >= max_cut:
+                    break  # the hottest chunks are left: their heads are what was wanted
             else:
                 rem -= w[x]
-        for _ in range(TOP if ntl > TOP else ntl):
-            u_best = -1
-            a_best = 0
-            for u in range(ntl):
-                if acc[tl[u]] > a_best:
-                    a_best = acc[tl[u]]
-                    u_best = u
-            if u_best < 0:
-                break
-            j = tl[u_best]
-            acc[j] = -1  # taken
+        # the TOP largest accumulated weights, in one pass
+        ntop = 0
+        for u in range(ntl):
+            j = tl[u]
+            v = acc[j]
+            if ntop == TOP and v <= topv[TOP - 1]:
+                continue
+            q = ntop if ntop < TOP else TOP - 1
+            while q > 0 and topv[q - 1] < v:
+                topv[q] = topv[q - 1]
+                topj[q] = topj[q - 1]
+                q -= 1
+            topv[q] = v
+            topj[q] = j
+            if ntop < TOP:
+                ntop += 1
+        for q in range(ntop):
+            j = topj[q]
             v = _inter_weight(pool, start, length, c, j, w)
             if v > bw or (v == bw and v > 0 and best != prev and j < best):
                 best = j
@@ -378,6 +393,7 @@ def nn_chain(indptr, idx, w, n, cap):
             truncated += 1  # a holder not scanned might have beaten the best found
         if best < 0 or bw == 0:
             done[c] = True
+            open_[c] = False
             in_chain[c] = False
             clen -= 1
             for p in range(sc, sc + k):
@@ -421,10 +437,13 @@ def nn_chain(indptr, idx, w, n, cap):
         alive[a] = False
         alive[b] = False
         alive[nc] = True
+        open_[a] = False
+        open_[b] = False
+        open_[nc] = True
         for p in range(start[nc], start[nc] + length[nc]):
             x = pool[p]
-            ent_c[ne] = nc
-            ent_next[ne] = head[x]
+            ent[ne, 0] = nc
+            ent[ne, 1] = head[x]
             head[x] = ne
             ne += 1
             live[x] += 1

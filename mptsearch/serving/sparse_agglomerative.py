@@ -12,8 +12,13 @@ merge them, continue from the rest of the chain) makes the same merges as the gl
   over chunks, dead clusters unlinked when met), coldest chunks first, and stops as soon as the
   best common weight found is at least the weight of the chunks not yet scanned;
 - a chunk held by more than ``cap`` live clusters is scanned only ``cap`` holders deep (newest
-  first). When no search was cut (``truncated == 0``) the merges are the greedy's, so on ties
-  of distinct sets aside the savings equal the small heuristic's; tests check this.
+  first), and after ``max_cut`` such cut chunks the search stops; holders met in cut lists are
+  ranked by the weight of the cut lists they were met in and the best 8 scored exactly. When
+  no search was cut (``truncated == 0``) the merges are the greedy's, so, ties between
+  different sets of equal weight aside, the savings equal the small heuristic's; tests check
+  this. With cuts it is a heuristic approximation of the greedy, and says so. (On a 100,000
+  request synthetic trace, cap 128 with ``max_cut`` 3 against no limit on cut lists: 30%
+  less time, 0.4% less savings; cap 512: twice the time, 3.5% more savings.)
 
 Then the layout is read off top-down as in Theorem 1 and the leaves' DFS order is available.
 Memory: O(n + sum_i |R_i|); time near-linear on retrieval traces (each search touches the
@@ -31,6 +36,7 @@ from .sparse import SparseTrace
 __all__ = ["SparseAggResult", "sparse_agglomerative", "DEFAULT_CAP"]
 
 DEFAULT_CAP = 128
+DEFAULT_MAX_CUT = 3
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ def _balanced(roots: list[int], nxt: int) -> tuple[list[tuple[int, int]], int]:
     return merges, nxt
 
 
-def sparse_agglomerative(tr: SparseTrace, cap: int = DEFAULT_CAP) -> SparseAggResult:
+def sparse_agglomerative(tr: SparseTrace, cap: int = DEFAULT_CAP, max_cut: int = DEFAULT_MAX_CUT) -> SparseAggResult:
     """Agglomerative common-intersection layout of the distinct requests of ``tr``.
 
     Parameters
@@ -74,12 +80,14 @@ def sparse_agglomerative(tr: SparseTrace, cap: int = DEFAULT_CAP) -> SparseAggRe
     tr : SparseTrace
     cap : int
         Holders scanned per chunk in one nearest-neighbour search (see the module docstring).
+    max_cut : int
+        Chunks scanned past ``cap`` in one search before it stops.
     """
     from ._sparse_kernels import hierarchy_layout, nn_chain
 
     m = tr.m
     indptr, idx = tr.req_indptr, tr.req_chunks
-    ma, mb, mw, sstart, slen, pool, truncated = nn_chain(indptr, idx, tr.weights, tr.n, int(cap))
+    ma, mb, mw, sstart, slen, pool, truncated = nn_chain(indptr, idx, tr.weights, tr.n, int(cap), int(max_cut))
     nm = len(ma)
     children = np.zeros((max(m - 1, 0), 2), dtype=np.int64)
     children[:nm, 0] = ma
