@@ -5,8 +5,8 @@ methods.csv, online.csv, pinning.csv, theorem7.csv, heatmap.csv/.png, schedules.
 timings.json and summary.md. The traces are built into results/serving/_work/ (git-ignored)
 with `mptsearch trace` (needs the optional extra `trace`).
 
-    /work/venv/bin/python experiments/serving.py            # k = 5, 10, 20
-    /work/venv/bin/python experiments/serving.py --quick    # k = 10 only
+    python -m experiments.serving            # k = 5, 10, 20
+    python -m experiments.serving --quick    # k = 10 only
 """
 
 from __future__ import annotations

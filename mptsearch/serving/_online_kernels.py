@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._sparse_kernels import hierarchy_layout, nn_chain
+from ._sparse_kernels import balanced_children, hierarchy_layout, nn_chain
 
 _EMPTY = -1
 
@@ -56,42 +56,6 @@ def insert_rows(indptr, seq, w, hkeys, hvals, tw, nnodes):
                 _add_child(hkeys, hvals, v, x, c)
             v = c
     return nnodes
-
-
-@njit(cache=True)
-def _balanced_children(ma, mb, m):
-    """Children of a full binary tree: the given merges, then the clusters they left apart
-    joined pairwise level by level (they share nothing)."""
-    nm = len(ma)
-    children = np.zeros((max(m - 1, 0), 2), dtype=np.int64)
-    merged = np.zeros(m + nm, dtype=np.bool_)
-    for j in range(nm):
-        children[j, 0] = ma[j]
-        children[j, 1] = mb[j]
-        merged[ma[j]] = True
-        merged[mb[j]] = True
-    rest = np.empty(m + nm, dtype=np.int64)
-    nr = 0
-    for v in range(m + nm):
-        if not merged[v]:
-            rest[nr] = v
-            nr += 1
-    nxt = m + nm
-    k = nm
-    while nr > 1:
-        level = 0
-        for t in range(0, nr - 1, 2):
-            children[k, 0] = rest[t]
-            children[k, 1] = rest[t + 1]
-            k += 1
-            rest[level] = nxt
-            nxt += 1
-            level += 1
-        if nr % 2 == 1:
-            rest[level] = rest[nr - 1]
-            level += 1
-        nr = level
-    return children
 
 
 @njit(cache=True)
@@ -217,7 +181,7 @@ def online_batch(fptr, fidx, pptr, pidx, w, hkeys, hvals, tw, nnodes, mark, outp
                     ip[r + 1] = st + n_b
                     r += 1
             ma, mb, mw, ss, sl, pool, _ = nn_chain(ip, ix, wl, ng, 1 << 40)
-            children = _balanced_children(ma, mb, nres)
+            children = balanced_children(ma, mb, nres)
             lay = np.empty_like(ix)
             hierarchy_layout(children, 2 * nres - 2, nres, ss, sl, pool, ip, ix, lay)
             for r in range(nres):

@@ -219,6 +219,21 @@ def _inter_weight(pool, start, length, a, b, w):
 
 
 @njit(cache=True)
+def _coldest_first(seq, s, k, count, order):
+    """order[:k] = the positions s..s+k-1 of ``seq`` by increasing ``count`` of their chunk
+    (insertion sort: k is a request's size)."""
+    for t in range(k):
+        order[t] = s + t
+    for t in range(1, k):
+        v = order[t]
+        u = t
+        while u > 0 and count[seq[order[u - 1]]] > count[seq[v]]:
+            order[u] = order[u - 1]
+            u -= 1
+        order[u] = v
+
+
+@njit(cache=True)
 def nn_chain(indptr, idx, w, n, cap, max_cut=1 << 30):
     """Agglomerative common intersection over sorted rows, by the nearest-neighbour chain.
 
@@ -296,17 +311,10 @@ def nn_chain(indptr, idx, w, n, cap, max_cut=1 << 30):
         k = length[c]
         sc = start[c]
         rem = 0
-        for t in range(k):
-            order[t] = sc + t
-            rem += w[pool[sc + t]]
+        for t in range(sc, sc + k):
+            rem += w[pool[t]]
         # coldest chunks first, so that the remaining bound falls fastest
-        for t in range(1, k):
-            v = order[t]
-            u = t
-            while u > 0 and live[pool[order[u - 1]]] > live[pool[v]]:
-                order[u] = order[u - 1]
-                u -= 1
-            order[u] = v
+        _coldest_first(pool, sc, k, live, order)
         stamp += 1
         mark[c] = stamp
         best = -1
@@ -564,20 +572,16 @@ def partner_upper(indptr, idx, w, cptr, cidx, cap):
         if indptr[i + 1] - indptr[i] > kmax:
             kmax = indptr[i + 1] - indptr[i]
     order = np.empty(kmax, dtype=np.int64)
+    deg = np.diff(cptr)
+    rstart = indptr[:-1].copy()
+    rlen = np.diff(indptr)
     for i in range(m):
         s, e = indptr[i], indptr[i + 1]
         k = e - s
         rem = 0
-        for t in range(k):
-            order[t] = s + t
-            rem += w[idx[s + t]]
-        for t in range(1, k):
-            v = order[t]
-            u = t
-            while u > 0 and cptr[idx[order[u - 1]] + 1] - cptr[idx[order[u - 1]]] > cptr[idx[v] + 1] - cptr[idx[v]]:
-                order[u] = order[u - 1]
-                u -= 1
-            order[u] = v
+        for t in range(s, e):
+            rem += w[idx[t]]
+        _coldest_first(idx, s, k, deg, order)
         mark[i] = i + 1
         bw = 0
         for t in range(k):
@@ -591,22 +595,46 @@ def partner_upper(indptr, idx, w, cptr, cidx, cap):
                 j = cidx[p]
                 if mark[j] != i + 1:
                     mark[j] = i + 1
-                    # common weight of rows i and j (both sorted)
-                    a, ae = indptr[i], indptr[i + 1]
-                    b, be = indptr[j], indptr[j + 1]
-                    tot = 0
-                    while a < ae and b < be:
-                        if idx[a] == idx[b]:
-                            tot += w[idx[a]]
-                            a += 1
-                            b += 1
-                        elif idx[a] < idx[b]:
-                            a += 1
-                        else:
-                            b += 1
+                    tot = _inter_weight(idx, rstart, rlen, i, j, w)
                     if tot > bw:
                         bw = tot
             if full:
                 rem -= w[x]
         out[i] = bw if bw >= rem else rem
     return out
+
+
+@njit(cache=True)
+def balanced_children(ma, mb, m):
+    """Children of a full binary tree: the given merges, then the clusters they left apart
+    joined pairwise level by level (they share nothing)."""
+    nm = len(ma)
+    children = np.zeros((max(m - 1, 0), 2), dtype=np.int64)
+    merged = np.zeros(m + nm, dtype=np.bool_)
+    for j in range(nm):
+        children[j, 0] = ma[j]
+        children[j, 1] = mb[j]
+        merged[ma[j]] = True
+        merged[mb[j]] = True
+    rest = np.empty(m + nm, dtype=np.int64)
+    nr = 0
+    for v in range(m + nm):
+        if not merged[v]:
+            rest[nr] = v
+            nr += 1
+    nxt = m + nm
+    k = nm
+    while nr > 1:
+        level = 0
+        for t in range(0, nr - 1, 2):
+            children[k, 0] = rest[t]
+            children[k, 1] = rest[t + 1]
+            k += 1
+            rest[level] = nxt
+            nxt += 1
+            level += 1
+        if nr % 2 == 1:
+            rest[level] = rest[nr - 1]
+            level += 1
+        nr = level
+    return children

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..instance import InstanceError
 
-__all__ = ["OnlineLayouter", "online_layout", "deepest_prefix", "layout_sets"]
+__all__ = ["OnlineLayouter", "online_layout", "deepest_prefix"]
 
 
 def deepest_prefix(trie: dict, chunks: set, weights) -> list:
@@ -50,41 +50,6 @@ def deepest_prefix(trie: dict, chunks: set, weights) -> list:
             for x in sorted(hits, reverse=True):
                 stack.append((node[x], path + (x,), wt + int(weights[x]), rest - {x}))
     return list(best)
-
-
-def layout_sets(sets: Sequence, weights) -> list[tuple[int, ...]]:
-    """Agglomerative layout of chunk-id sets (identical sets get identical sequences)."""
-    if len(sets) == 1:
-        return [tuple(sorted(sets[0]))]
-    from ._sparse_kernels import hierarchy_layout, nn_chain
-    from .sparse_agglomerative import _balanced
-
-    # local chunk ids in the order of the global ones (the layout's tie-break is chunk-id order)
-    glob = sorted(set().union(*sets))
-    local = {x: i for i, x in enumerate(glob)}
-    rows = [sorted(local[x] for x in s) for s in sets]
-    m = len(rows)
-    lens = np.fromiter((len(r) for r in rows), dtype=np.int64, count=m)
-    indptr = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(lens, out=indptr[1:])
-    idx = np.fromiter((x for r in rows for x in r), dtype=np.int32, count=int(indptr[-1]))
-    w = np.fromiter((weights[x] for x in glob), dtype=np.int64, count=len(glob))
-    ma, mb, _, ss, sl, pool, _ = nn_chain(indptr, idx, w, len(w), 1 << 30)
-    nm = len(ma)
-    children = np.zeros((m - 1, 2), dtype=np.int64)
-    children[:nm, 0] = ma
-    children[:nm, 1] = mb
-    if nm < m - 1:
-        merged = np.zeros(m + nm, dtype=bool)
-        merged[ma] = True
-        merged[mb] = True
-        extra, _ = _balanced(np.flatnonzero(~merged).tolist(), m + nm)
-        children[nm:] = np.array(extra, dtype=np.int64).reshape(-1, 2)
-    out = np.empty_like(idx)
-    hierarchy_layout(children, 2 * m - 2, m, ss, sl, pool, indptr, idx, out)
-    o = [glob[x] for x in out.tolist()]
-    cuts = indptr.tolist()
-    return [tuple(o[cuts[i]:cuts[i + 1]]) for i in range(m)]
 
 
 class OnlineLayouter:

@@ -56,22 +56,6 @@ class SparseAggResult:
         return self.truncated == 0
 
 
-def _balanced(roots: list[int], nxt: int) -> tuple[list[tuple[int, int]], int]:
-    """Merges joining ``roots`` pairwise level by level (they share nothing: savings 0)."""
-    merges = []
-    rest = roots
-    while len(rest) > 1:
-        level = []
-        for k in range(0, len(rest) - 1, 2):
-            merges.append((rest[k], rest[k + 1]))
-            level.append(nxt)
-            nxt += 1
-        if len(rest) % 2:
-            level.append(rest[-1])
-        rest = level
-    return merges, nxt
-
-
 def sparse_agglomerative(tr: SparseTrace, cap: int = DEFAULT_CAP, max_cut: int = DEFAULT_MAX_CUT) -> SparseAggResult:
     """Agglomerative common-intersection layout of the distinct requests of ``tr``.
 
@@ -83,22 +67,13 @@ def sparse_agglomerative(tr: SparseTrace, cap: int = DEFAULT_CAP, max_cut: int =
     max_cut : int
         Chunks scanned past ``cap`` in one search before it stops.
     """
-    from ._sparse_kernels import hierarchy_layout, nn_chain
+    from ._sparse_kernels import balanced_children, hierarchy_layout, nn_chain
 
     m = tr.m
     indptr, idx = tr.req_indptr, tr.req_chunks
     ma, mb, mw, sstart, slen, pool, truncated = nn_chain(indptr, idx, tr.weights, tr.n, int(cap), int(max_cut))
     nm = len(ma)
-    children = np.zeros((max(m - 1, 0), 2), dtype=np.int64)
-    children[:nm, 0] = ma
-    children[:nm, 1] = mb
-    if nm < m - 1:
-        merged = np.zeros(m + nm, dtype=bool)
-        merged[ma] = True
-        merged[mb] = True
-        roots = np.flatnonzero(~merged).tolist()
-        extra, _ = _balanced(roots, m + nm)
-        children[nm:] = np.array(extra, dtype=np.int64).reshape(-1, 2)
+    children = balanced_children(ma, mb, m)
     root = 2 * m - 2 if m > 1 else 0
     out = np.empty_like(idx)
     hierarchy_layout(children, root, m, sstart, slen, pool, indptr, idx, out)
