@@ -52,9 +52,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--heatmap-only", action="store_true", help="redo only the k=10 heatmaps")
+    ap.add_argument("--tables", action="store_true",
+                    help="only write results/serving/tables.md (the docs' tables) from the result files")
     args = ap.parse_args()
     if args.heatmap_only:
         return heatmaps_only()
+    if args.tables:
+        return print(write_doc_tables())
     ks = [10] if args.quick else [5, 10, 20]
     os.makedirs(WORK, exist_ok=True)
     config = {"experiment": "serving", "claims": ["C10", "C11", "C12"], "ks": ks, "seed": SEED,
@@ -197,6 +201,36 @@ def write_claims():
     with open(os.path.join(OUT, "summary.json"), "w") as fh:
         json.dump({"experiment": "serving", "claims": claims}, fh, indent=1)
     return claims
+
+
+def write_doc_tables() -> str:
+    """results/serving/tables.md: the tables docs/serving.md quotes, read from the result files
+    (trace_k*_info.json, scale.md of benchmarks/bench_serving_scale.py, online_throughput.md of
+    benchmarks/bench_serving_online.py); nothing is recomputed."""
+    out = ["## Real traces (trace_k*_info.json)", "",
+           "| k | requests | distinct chunks | tokens | short requests | packages |", "|---|---|---|---|---|---|"]
+    for k in (5, 10, 20):
+        path = os.path.join(OUT, f"trace_k{k}_info.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as fh:
+            d = json.load(fh)
+        pk = ", ".join(f"{n} {v}" for n, v in sorted(d.get("packages", {}).items()))
+        out.append(f"| {k} | {d['requests']:,} | {d['distinct_chunks']:,} | {d.get('tokens', 0):,} | "
+                   f"{d['short_requests']} | {pk} |")
+    for name, title in (("scale.md", "Scale (benchmarks/bench_serving_scale.py)"),
+                        ("online_throughput.md", "Streaming layouter (benchmarks/bench_serving_online.py)")):
+        path = os.path.join(OUT, name)
+        if os.path.exists(path):
+            with open(path) as fh:
+                lines = fh.read().splitlines()
+            body = [line for line in lines if line.startswith("|")]
+            body += [""] + [line for line in lines if line.startswith("Notes")]
+            out += ["", f"## {title}", ""] + body
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(OUT, "tables.md"), "w") as fh:
+        fh.write(text)
+    return text
 
 
 def heatmaps_only():

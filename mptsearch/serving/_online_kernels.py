@@ -180,7 +180,7 @@ def online_batch(fptr, fidx, pptr, pidx, w, hkeys, hvals, tw, nnodes, mark, outp
                     rows[r] = b
                     ip[r + 1] = st + n_b
                     r += 1
-            ma, mb, mw, ss, sl, pool, _ = nn_chain(ip, ix, wl, ng, 1 << 40)
+            ma, mb, mw, ss, sl, pool, _ = nn_chain(ip, ix, wl, ng, 128, 3)  # as sparse_agglomerative
             children = balanced_children(ma, mb, nres)
             lay = np.empty_like(ix)
             hierarchy_layout(children, 2 * nres - 2, nres, ss, sl, pool, ip, ix, lay)

@@ -98,6 +98,7 @@ class OnlineLayouter:
         self._index: dict = {}
         self._labels: list = []
         self._w = np.zeros(1024, dtype=np.int64)
+        self._mark = np.full(1024, -1, dtype=np.int64)
         self._ring: deque = deque()  # (outptr, out) of the batches served since the last rebuild
         self._ring_rows = 0
         self._since = 0
@@ -201,10 +202,10 @@ class OnlineLayouter:
         pidx = np.array(self._pending_pin, dtype=np.int64)
         out = np.empty(int(outptr[-1]), dtype=np.int64)
         self._room(len(out))
-        n = len(self._labels)
-        mark = np.full(n, -1, dtype=np.int64)
+        if len(self._mark) < len(self._labels):  # scratch the kernel leaves all -1
+            self._mark = np.full(2 * len(self._labels), -1, dtype=np.int64)
         self._nnodes = online_batch(fptr, fidx, pptr, pidx, self._w, self._hkeys, self._hvals, self._tw,
-                                    self._nnodes, mark, outptr, out)
+                                    self._nnodes, self._mark, outptr, out)
         labels = self._labels
         flat = [labels[x] for x in out.tolist()]
         cuts = outptr.tolist()
