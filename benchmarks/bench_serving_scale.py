@@ -59,6 +59,8 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "serving"))
     ap.add_argument("--max-memory", default="4G")
     ap.add_argument("--no-bound-run", action="store_true", help="Skip the runs with the MST bound.")
+    ap.add_argument("--real", default=os.path.join(ROOT, "results", "serving", "_work", "trace_k10.jsonl"),
+                    help="Also run on this real trace (FanOutQA, built by mptsearch trace) if it exists.")
     a = ap.parse_args()
 
     from mptsearch import __version__
@@ -87,8 +89,11 @@ def main() -> None:
     ch, tok = retrieval_trace(500, a.seed)
     write_jsonl(small, ch, tok)
     run_child(["layout", small, "--method", "agglomerative", "--json", "-q"])
-    for M in a.sizes:
-        path = os.path.join(a.work, f"syn_{M}_s{a.seed}.jsonl")
+    jobs = [(M, os.path.join(a.work, f"syn_{M}_s{a.seed}.jsonl")) for M in a.sizes]
+    if a.real and os.path.exists(a.real):
+        with open(a.real) as fh:
+            jobs.insert(0, (sum(1 for line in fh if line.strip()), a.real))
+    for M, path in jobs:
         if not os.path.exists(path):
             t0 = time.perf_counter()
             ch, tok = retrieval_trace(M, a.seed)
@@ -99,7 +104,8 @@ def main() -> None:
             args = ["layout", path, "--method", "agglomerative", "--json", "-q", "--max-memory", a.max_memory,
                     "-o", os.path.join(a.work, f"lay_{M}.jsonl")] + ([] if bound else ["--no-bound"])
             rec = run_child(args)
-            rec.update({"requests": M, "bound": bound, "file_mib": round(os.path.getsize(path) / 2**20, 1)})
+            rec.update({"requests": M, "bound": bound, "file_mib": round(os.path.getsize(path) / 2**20, 1),
+                        "trace": "FanOutQA k=10 (real)" if path == a.real else "synthetic"})
             doc["runs"].append(rec)
             save()
             r = rec.get("result", {})
@@ -116,7 +122,7 @@ def write_tables(doc: dict, out: str) -> None:
         r = rec.get("result") or {}
         meth = (r.get("methods") or [{}])[0]
         rows.append({
-            "requests": rec["requests"], "bound": rec["bound"], "exit": rec["exit"],
+            "requests": rec["requests"], "trace": rec.get("trace", "synthetic"), "bound": rec["bound"], "exit": rec["exit"],
             "distinct": r.get("distinct_requests"), "chunks": r.get("chunks"),
             "wall_s": rec["wall_s"], "cpu_s": rec["cpu_s"], "peak_rss_mib": rec["peak_rss_mib"],
             "read_s": r.get("read_seconds"), "agglomerative_s": meth.get("seconds"),
@@ -133,22 +139,22 @@ def write_tables(doc: dict, out: str) -> None:
              f"Command: `{doc['config']['command']}`; synthetic traces from "
              f"`{doc['config']['generator']}`, seed {doc['config']['seed']}. Machine: "
              f"{doc['machine']['cpus']} CPUs, shared; load average (1 min) before each run in the last column.",
-             "", "| requests | MST bound | wall s | CPU s | read s | agglomerative s | bound s | peak RSS MiB | saved vs production | lower bound | load |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "", "| requests | trace | MST bound | wall s | CPU s | read s | agglomerative s | bound s | peak RSS MiB | saved vs production | lower bound | load |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["exit"] != 0:
-            lines.append(f"| {r['requests']:,} | {'yes' if r['bound'] else 'no'} | {r['wall_s']} | {r['cpu_s']} | "
+            lines.append(f"| {r['requests']:,} | {r['trace']} | {'yes' if r['bound'] else 'no'} | {r['wall_s']} | {r['cpu_s']} | "
                          f"failed (exit {r['exit']}) | | | {r['peak_rss_mib']} | | | {r['load_before']} |")
             continue
         lb = "" if r["lower_bound"] is None else (
             f"{100 * (1 - r['lower_bound'] / r['production']):.2f}% max saving"
             + ("" if r["lower_bound_exact"] else " (relaxed)"))
-        lines.append(f"| {r['requests']:,} | {'yes' if r['bound'] else 'no'} | {r['wall_s']} | {r['cpu_s']} | "
+        lines.append(f"| {r['requests']:,} | {r['trace']} | {'yes' if r['bound'] else 'no'} | {r['wall_s']} | {r['cpu_s']} | "
                      f"{r['read_s']} | {r['agglomerative_s']} | {r['bound_s'] if r['bound_s'] is not None else '-'} | "
                      f"{r['peak_rss_mib']} | {r['saved_pct']:.2f}% | {lb} | {r['load_before']} |")
     notes = sorted({r["note"] for r in rows if r["note"]})
     if notes:
-        lines += ["", "Notes from the method: " + "; ".join(f"{r['requests']:,}: {r['note']}" for r in rows
+        lines += ["", "Notes from the method: " + "; ".join(f"{r['requests']:,} ({r['trace']}): {r['note']}" for r in rows
                                                            if r["note"] and not r["bound"]) + "."]
     with open(os.path.join(out, "scale.md"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
@@ -161,7 +167,7 @@ def plot(rows, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ok = [r for r in rows if r["exit"] == 0 and not r["bound"]]
+    ok = [r for r in rows if r["exit"] == 0 and not r["bound"] and r["trace"] == "synthetic"]
     if not ok:
         return
     M = [r["requests"] for r in ok]
