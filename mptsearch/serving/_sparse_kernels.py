@@ -88,26 +88,31 @@ def trie_cost_sorted(indptr, seq, w, order):
 
 
 @njit(cache=True)
-def _first_common_cold(idx, indptr, i, j, cold, w):
-    """(smallest common chunk that is cold, weight of the whole intersection); rows sorted."""
-    a, ae = indptr[i], indptr[i + 1]
-    b, be = indptr[j], indptr[j + 1]
+def _common(pool, i, ie, j, je, w, cold, track):
+    """Merge two sorted runs pool[i:ie], pool[j:je]: (with ``track``, the smallest common chunk
+    x with cold[x], else -1; the weight of all common chunks)."""
     first = -1
     tot = 0
-    while a < ae and b < be:
-        x = idx[a]
-        y = idx[b]
+    while i < ie and j < je:
+        x = pool[i]
+        y = pool[j]
         if x == y:
             tot += w[x]
-            if first < 0 and cold[x]:
+            if track and first < 0 and cold[x]:
                 first = x
-            a += 1
-            b += 1
+            i += 1
+            j += 1
         elif x < y:
-            a += 1
+            i += 1
         else:
-            b += 1
+            j += 1
     return first, tot
+
+
+@njit(cache=True)
+def _first_common_cold(idx, indptr, i, j, cold, w):
+    """(smallest common chunk that is cold, weight of the whole intersection); rows sorted."""
+    return _common(idx, indptr[i], indptr[i + 1], indptr[j], indptr[j + 1], w, cold, True)
 
 
 @njit(cache=True)
@@ -199,23 +204,14 @@ def kruskal_max(m, ea, eb, ew, order):
 # agglomerative common intersection by the nearest-neighbour chain
 
 
+_NO_COLD = np.zeros(1, dtype=np.bool_)
+
+
 @njit(cache=True)
 def _inter_weight(pool, start, length, a, b, w):
-    i, ie = start[a], start[a] + length[a]
-    j, je = start[b], start[b] + length[b]
-    tot = 0
-    while i < ie and j < je:
-        x = pool[i]
-        y = pool[j]
-        if x == y:
-            tot += w[x]
-            i += 1
-            j += 1
-        elif x < y:
-            i += 1
-        else:
-            j += 1
-    return tot
+    """w(sig(a) ∩ sig(b)) for signatures stored as sorted runs of ``pool``."""
+    return _common(pool, start[a], start[a] + length[a], start[b], start[b] + length[b], w,
+                   _NO_COLD, False)[1]
 
 
 @njit(cache=True)
