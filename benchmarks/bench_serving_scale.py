@@ -101,8 +101,10 @@ def main() -> None:
             del ch, tok
             print(f"generated {M} requests in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
         for bound in ([False] if a.no_bound_run else [False, True]):
-            args = ["layout", path, "--method", "agglomerative", "--json", "-q", "--max-memory", a.max_memory,
-                    "-o", os.path.join(a.work, f"lay_{M}.jsonl")] + ([] if bound else ["--no-bound"])
+            # paths relative to the repository root (the children run there): no machine paths in results
+            args = ["layout", os.path.relpath(path, ROOT), "--method", "agglomerative", "--json", "-q",
+                    "--max-memory", a.max_memory, "-o", os.path.relpath(os.path.join(a.work, f"lay_{M}.jsonl"), ROOT)] \
+                + ([] if bound else ["--no-bound"])
             rec = run_child(args)
             rec.update({"requests": M, "bound": bound, "file_mib": round(os.path.getsize(path) / 2**20, 1),
                         "trace": "FanOutQA k=10 (real)" if path == a.real else "synthetic"})
