@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._sparse_kernels import balanced_children, hierarchy_layout, nn_chain
+from ._chain_kernels import balanced_children, hierarchy_layout, nn_chain
 
 _EMPTY = -1
 

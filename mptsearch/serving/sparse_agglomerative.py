@@ -67,7 +67,7 @@ def sparse_agglomerative(tr: SparseTrace, cap: int = DEFAULT_CAP, max_cut: int =
     max_cut : int
         Chunks scanned past ``cap`` in one search before it stops.
     """
-    from ._sparse_kernels import balanced_children, hierarchy_layout, nn_chain
+    from ._chain_kernels import balanced_children, hierarchy_layout, nn_chain
 
     m = tr.m
     indptr, idx = tr.req_indptr, tr.req_chunks
