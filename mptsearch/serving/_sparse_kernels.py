@@ -1,0 +1,296 @@
+"""Compiled kernels of the sparse serving model (arrays and scalars only; see :mod:`.sparse`).
+
+Requests are in compressed sparse row form: request i's chunk ids are
+``idx[indptr[i]:indptr[i+1]]``. Kernels that need sets take each row sorted by chunk id.
+Nothing here allocates anything of size m x m.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# ---------------------------------------------------------------------------------------------
+# lexicographic order of sequences (a prefix before its extensions): the DFS order of a trie
+
+
+@njit(cache=True, inline="always")
+def _less(indptr, seq, a, b):
+    la = indptr[a + 1] - indptr[a]
+    lb = indptr[b + 1] - indptr[b]
+    pa = indptr[a]
+    pb = indptr[b]
+    k = la if la < lb else lb
+    for t in range(k):
+        x = seq[pa + t]
+        y = seq[pb + t]
+        if x != y:
+            return x < y
+    return la < lb
+
+
+@njit(cache=True)
+def lex_order(indptr, seq):
+    """Stable merge sort of the rows by their sequences (ties keep row order)."""
+    m = len(indptr) - 1
+    a = np.arange(m, dtype=np.int64)
+    b = np.empty(m, dtype=np.int64)
+    width = 1
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if _less(indptr, seq, a[j], a[i]):
+                    b[k] = a[j]
+                    j += 1
+                else:
+                    b[k] = a[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                b[k] = a[i]
+                i += 1
+                k += 1
+            while j < hi:
+                b[k] = a[j]
+                j += 1
+                k += 1
+        a, b = b, a
+        width *= 2
+    return a
+
+
+@njit(cache=True)
+def trie_cost_sorted(indptr, seq, w, order):
+    """Total weight of the trie of the rows, given their lexicographic ``order``: each row adds
+    the weight past its longest common prefix with the row before it."""
+    total = 0
+    prev = -1
+    for r in order:
+        s = indptr[r]
+        e = indptr[r + 1]
+        t = 0
+        if prev >= 0:
+            ps = indptr[prev]
+            pl = indptr[prev + 1] - ps
+            while t < pl and s + t < e and seq[ps + t] == seq[s + t]:
+                t += 1
+        for p in range(s + t, e):
+            total += w[seq[p]]
+        prev = r
+    return total
+
+
+# ---------------------------------------------------------------------------------------------
+# sparse maximum spanning tree bound
+
+
+@njit(cache=True)
+def _common(pool, i, ie, j, je, w, cold, track):
+    """Merge two sorted runs pool[i:ie], pool[j:je]: (with ``track``, the smallest common chunk
+    x with cold[x], else -1; the weight of all common chunks)."""
+    first = -1
+    tot = 0
+    while i < ie and j < je:
+        x = pool[i]
+        y = pool[j]
+        if x == y:
+            tot += w[x]
+            if track and first < 0 and cold[x]:
+                first = x
+            i += 1
+            j += 1
+        elif x < y:
+            i += 1
+        else:
+            j += 1
+    return first, tot
+
+
+@njit(cache=True)
+def _first_common_cold(idx, indptr, i, j, cold, w):
+    """(smallest common chunk that is cold, weight of the whole intersection); rows sorted."""
+    return _common(idx, indptr[i], indptr[i + 1], indptr[j], indptr[j + 1], w, cold, True)
+
+
+@njit(cache=True)
+def overlap_edges(indptr, idx, cptr, cidx, w, cold, rw, count_only):
+    """Edges of the overlap graph for the maximum spanning tree bound.
+
+    Every pair of requests sharing a *cold* chunk gets one edge of its exact weight
+    w(R_i ∩ R_j), emitted by the smallest cold chunk they share. Every *hot* chunk gets a star
+    from its heaviest holder to each other holder, weighted w(R_j): on the clique of S_x with
+    weights min(w(R_i), w(R_j)) >= w(R_i ∩ R_j) the star is a maximum spanning tree, so the
+    pairs only hot chunks connect are over-estimated and the bound stays valid.
+    Returns (number of edges, a, b, weight) (empty arrays with ``count_only``).
+    """
+    n = len(cptr) - 1
+    cnt = 0
+    for x in range(n):
+        s, e = cptr[x], cptr[x + 1]
+        d = e - s
+        if cold[x]:
+            cnt += d * (d - 1) // 2
+        elif d > 1:
+            cnt += d - 1
+    if count_only:
+        z = np.zeros(0, dtype=np.int64)
+        return cnt, z.astype(np.int32), z.astype(np.int32), z
+    ea = np.empty(cnt, dtype=np.int32)
+    eb = np.empty(cnt, dtype=np.int32)
+    ew = np.empty(cnt, dtype=np.int64)
+    k = 0
+    for x in range(n):
+        s, e = cptr[x], cptr[x + 1]
+        if cold[x]:
+            for p in range(s, e):
+                i = cidx[p]
+                for q in range(p + 1, e):
+                    j = cidx[q]
+                    first, tot = _first_common_cold(idx, indptr, i, j, cold, w)
+                    if first == x:
+                        ea[k] = i
+                        eb[k] = j
+                        ew[k] = tot
+                        k += 1
+        elif e - s > 1:
+            top = cidx[s]
+            for p in range(s, e):
+                if rw[cidx[p]] > rw[top]:
+                    top = cidx[p]
+            for p in range(s, e):
+                j = cidx[p]
+                if j != top:
+                    ea[k] = top
+                    eb[k] = j
+                    ew[k] = rw[j]
+                    k += 1
+    return k, ea[:k], eb[:k], ew[:k]
+
+
+@njit(cache=True)
+def _find(parent, x):
+    r = x
+    while parent[r] != r:
+        r = parent[r]
+    while parent[x] != r:
+        nx = parent[x]
+        parent[x] = r
+        x = nx
+    return r
+
+
+@njit(cache=True)
+def kruskal_max(m, ea, eb, ew, order):
+    """Weight of a maximum spanning forest, edges visited in ``order`` (weight descending)."""
+    parent = np.arange(m, dtype=np.int64)
+    tot = 0
+    joined = 0
+    for t in order:
+        ra = _find(parent, ea[t])
+        rb = _find(parent, eb[t])
+        if ra != rb:
+            parent[ra] = rb
+            tot += ew[t]
+            joined += 1
+            if joined == m - 1:
+                break
+    return tot
+
+
+_NO_COLD = np.zeros(1, dtype=np.bool_)
+
+
+@njit(cache=True)
+def _inter_weight(pool, start, length, a, b, w):
+    """w(sig(a) ∩ sig(b)) for signatures stored as sorted runs of ``pool``."""
+    return _common(pool, start[a], start[a] + length[a], start[b], start[b] + length[b], w,
+                   _NO_COLD, False)[1]
+
+
+@njit(cache=True)
+def _coldest_first(seq, s, k, count, order):
+    """order[:k] = the positions s..s+k-1 of ``seq`` by increasing ``count`` of their chunk
+    (insertion sort: k is a request's size)."""
+    for t in range(k):
+        order[t] = s + t
+    for t in range(1, k):
+        v = order[t]
+        u = t
+        while u > 0 and count[seq[order[u - 1]]] > count[seq[v]]:
+            order[u] = order[u - 1]
+            u -= 1
+        order[u] = v
+
+
+@njit(cache=True)
+def duplicate_groups(indptr, seq, order):
+    """Group number of every row, rows with equal sequences sharing one; numbered along
+    ``order`` (a lexicographic order, so equal rows are adjacent)."""
+    m = len(indptr) - 1
+    g = np.empty(m, dtype=np.int64)
+    cur = -1
+    prev = -1
+    for r in order:
+        same = False
+        if prev >= 0:
+            la = indptr[r + 1] - indptr[r]
+            lb = indptr[prev + 1] - indptr[prev]
+            if la == lb:
+                same = True
+                for t in range(la):
+                    if seq[indptr[r] + t] != seq[indptr[prev] + t]:
+                        same = False
+                        break
+        if not same:
+            cur += 1
+        g[r] = cur
+        prev = r
+    return g
+
+
+@njit(cache=True)
+def partner_upper(indptr, idx, w, cptr, cidx, cap):
+    """For every request i, an upper bound on max_{j != i} w(R_i ∩ R_j) (exact when no holder
+    list had to be cut at ``cap``): holders scanned coldest chunk first, and a request not met
+    shares with i only chunks whose holders were not all scanned."""
+    m = len(indptr) - 1
+    out = np.zeros(m, dtype=np.int64)
+    mark = np.zeros(m, dtype=np.int64)
+    kmax = 0
+    for i in range(m):
+        if indptr[i + 1] - indptr[i] > kmax:
+            kmax = indptr[i + 1] - indptr[i]
+    order = np.empty(kmax, dtype=np.int64)
+    deg = np.diff(cptr)
+    rstart = indptr[:-1].copy()
+    rlen = np.diff(indptr)
+    for i in range(m):
+        s, e = indptr[i], indptr[i + 1]
+        k = e - s
+        rem = 0
+        for t in range(s, e):
+            rem += w[idx[t]]
+        _coldest_first(idx, s, k, deg, order)
+        mark[i] = i + 1
+        bw = 0
+        for t in range(k):
+            if bw >= rem:
+                break
+            x = idx[order[t]]
+            cs, ce = cptr[x], cptr[x + 1]
+            full = ce - cs <= cap + 1
+            stop = ce if full else cs + cap
+            for p in range(cs, stop):
+                j = cidx[p]
+                if mark[j] != i + 1:
+                    mark[j] = i + 1
+                    tot = _inter_weight(idx, rstart, rlen, i, j, w)
+                    if tot > bw:
+                        bw = tot
+            if full:
+                rem -= w[x]
+        out[i] = bw if bw >= rem else rem
+    return out
