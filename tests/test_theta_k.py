@@ -1,9 +1,11 @@
 """Computational checks of each lemma of docs/theta_k.md (exhaustive for small k, the orbit DP
-for large k). Each check would fail if the lemma's statement were off by one node."""
+for large k). Where a lemma's bound is not attained by the optimum, the test checks the
+per-chunk (or per-node) inequality the proof uses at a case where it holds with equality, and
+a companion test shows the check fails on the lemma's formula plus one."""
 
 import math
 import random
-from itertools import permutations
+from itertools import permutations, product
 
 import pytest
 from hypothesis import given, settings
@@ -97,9 +99,11 @@ def test_lemma2_exact_dp_and_layout():
 def hierarchy_savings(reqs, side, rnd, grouped=False):
     """A random full binary tree over the requests (with ``grouped``, each side's requests
     merged among themselves first): (sum_v |I(v)|, G = number of maximal subtrees whose
-    leaves all have one side). Checks |I(v)| <= 2 at every mixed node on the way."""
+    leaves all have one side, the largest |I(v)| at a mixed node). Checks |I(v)| = s at every
+    pure node and |I(v)| <= 2 at every mixed node on the way."""
+    s = min(len(r) for r in reqs) - 1
     nodes = [(r, frozenset([side[i]])) for i, r in enumerate(reqs)]
-    savings, groups = 0, 0
+    savings, groups, mixed_max = 0, 0, 0
     while len(nodes) > 1:
         if grouped and any(len([nd for nd in nodes if nd[1] == sd]) > 1 for sd in {nd[1] for nd in nodes}):
             sd = next(sd for sd in {nd[1] for nd in nodes} if len([nd for nd in nodes if nd[1] == sd]) > 1)
@@ -112,8 +116,11 @@ def hierarchy_savings(reqs, side, rnd, grouped=False):
         if len(sides) > 1:   # a mixed node: its pure children close their groups
             groups += (len(sa) == 1) + (len(sb) == 1)
             assert len(inter) <= 2
+            mixed_max = max(mixed_max, len(inter))
+        else:
+            assert len(inter) == s
         nodes = [nd for i, nd in enumerate(nodes) if i not in (a, b)] + [(inter, sides)]
-    return savings, groups
+    return savings, groups, mixed_max
 
 
 @pytest.mark.parametrize("c, k", [(2, 3), (2, 5), (3, 3), (3, 4), (4, 5)])
@@ -130,14 +137,18 @@ def test_hierarchy_count_of_lemmas_2_and_5(c, k):
         lower = c * c * s - max(0, 2 * c - 2 - s)
     reqs = [frozenset(o) for o in inst.orders]
     m, rnd = len(reqs), random.Random(c * 100 + k)
+    seen_two, seen_gc = False, False
     for trial in range(400):
-        sav, G = hierarchy_savings(reqs, side, rnd, grouped=trial % 4 == 0)
+        sav, G, mixed_max = hierarchy_savings(reqs, side, rnd, grouped=trial % 4 == 0)
+        seen_two |= mixed_max == 2
         assert G >= c
-        if G == c:
+        if G == c:   # each group is one core's whole request set
+            seen_gc = True
             assert sav == s * (m - c)
         else:
             assert sav <= s * (m - G) + 2 * (G - 2)
         assert m * (s + 1) - sav >= lower
+    assert seen_two and seen_gc     # |I(v)| = 2 at a mixed node and G = c both occur
 
 
 def test_d4_is_the_papers_record():
@@ -174,7 +185,8 @@ def depth_bound_twice(layout):
 
 @settings(max_examples=120)
 @given(instances(max_n=7, max_m=7, max_weight=5), st.randoms(use_true_random=False))
-def test_lemma3_claim_every_order_every_layout(inst, rnd):
+def test_lemma3_claim_random_order_two_layouts(inst, rnd):
+    """One random order and the heaviest-first order, for the given layout and an optimal one."""
     k = max(len(o) for o in inst.orders)
     layouts = [inst.orders, opt_free(inst).layout]
     for layout in layouts:
@@ -183,6 +195,22 @@ def test_lemma3_claim_every_order_every_layout(inst, rnd):
         assert order_cost(inst, order) <= node_bound(inst, layout, order)
         heavy = sorted(range(inst.n), key=lambda x: -int(inst.weights[x]))
         assert order_cost(inst, heavy) <= node_bound(inst, layout, heavy) <= k * trie_cost(inst, layout)
+
+
+@settings(max_examples=30, deadline=None)
+@given(instances(max_n=4, max_m=3, max_weight=5, max_k=3))
+def test_lemma3_claim_every_order_every_layout_tiny(inst):
+    """Exhaustive on tiny instances (n <= 4, m <= 3, k <= 3): every global order against every
+    layout (every chunk order of every request)."""
+    k = max(len(o) for o in inst.orders)
+    orders = list(permutations(range(inst.n)))
+    costs = {o: order_cost(inst, list(o)) for o in orders}
+    for layout in product(*(list(permutations(o)) for o in inst.orders)):
+        layout = [list(r) for r in layout]
+        for o in orders:
+            assert costs[o] <= node_bound(inst, layout, o)
+        heavy = sorted(range(inst.n), key=lambda x: -int(inst.weights[x]))
+        assert node_bound(inst, layout, heavy) <= k * trie_cost(inst, layout)
 
 
 @settings(max_examples=120)
@@ -205,25 +233,131 @@ def test_lemma3_average_over_orders_is_the_depth_bound():
 
 # ---- S(c, k) ------------------------------------------------------------------------------------
 
+def lemma4_counts(c, k, order, plus=0):
+    """The per-chunk lower bound of Lemma 4's proof (chunk y of core Y = y // s):
+    |P_y - Y|, plus #{X != Y : X meets P_y} unless y is the first chunk of Y. ``plus`` adds a
+    constant (a wrong lemma, for the companion tests)."""
+    s = k - 1
+    out, placed = {}, []
+    for y in order:
+        Y = y // s
+        outside = sum(1 for p in placed if p // s != Y)
+        first = all(p // s != Y for p in placed)
+        out[y] = outside + (0 if first else len({p // s for p in placed} - {Y})) + plus
+        placed.append(y)
+    return out
+
+
+def lemma4_sum(c, k):
+    return math.comb(c, 2) * ((k - 1) ** 2 + (k - 1) - 1)
+
+
+def check_lemma4(c, k, orders, plus=0):
+    """N_y >= the proof's per-chunk count for every chunk of every order, and the counts add up
+    to at least Lemma 4's bound (+ ``plus`` for a wrong lemma)."""
+    reqs = [frozenset(o) for o in sunflowers(c, k).orders]
+    for order in orders:
+        cnt = lemma4_counts(c, k, order, plus)
+        got = n_x(reqs, order)
+        assert all(got[y] >= cnt[y] for y in order), order
+        assert sum(lemma4_counts(c, k, order).values()) >= lemma4_sum(c, k) + plus, order
+
+
+def lemma4_orders(c, k):
+    """All orders for n <= 6, else the core-after-core order and 300 random ones."""
+    n = c * (k - 1)
+    if n <= 6:
+        return [list(o) for o in permutations(range(n))]
+    rnd, out = random.Random(c * 100 + k), [list(range(n))]
+    for _ in range(300):
+        out.append(rnd.sample(range(n), n))
+    return out
+
+
+LEMMA4_CASES = [(2, 3), (2, 4), (3, 3), (3, 4), (4, 3), (4, 5), (5, 4), (3, 6)]
+
+
+@pytest.mark.parametrize("c, k", LEMMA4_CASES)
+def test_lemma4_per_chunk_inequality(c, k):
+    """Every order for n <= 6 chunks, 300 random orders otherwise. The per-chunk inequality is
+    tight at the last chunk of every order (all other cores precede it), and the summed count is
+    tight at the core-after-core order, so both checks fail on the lemma plus one (next test)."""
+    orders = lemma4_orders(c, k)
+    check_lemma4(c, k, orders)
+    reqs = [frozenset(o) for o in sunflowers(c, k).orders]
+    for order in orders:
+        y = order[-1]
+        assert n_x(reqs, order)[y] == lemma4_counts(c, k, order)[y]
+    assert sum(lemma4_counts(c, k, list(range(c * (k - 1)))).values()) == lemma4_sum(c, k)
+
+
+@pytest.mark.parametrize("c, k", [(2, 3), (3, 3), (4, 5)])
+def test_lemma4_check_fails_on_the_lemma_plus_one(c, k):
+    with pytest.raises(AssertionError):
+        check_lemma4(c, k, lemma4_orders(c, k)[:1], plus=1)
+    reqs = [frozenset(o) for o in sunflowers(c, k).orders]
+    order = lemma4_orders(c, k)[0]
+    cnt = lemma4_counts(c, k, order, plus=1)
+    assert any(n_x(reqs, order)[y] < cnt[y] for y in order)     # the per-chunk part alone fails
+
+
 @pytest.mark.parametrize("c, k", [(2, 4), (3, 3), (3, 6), (4, 3), (4, 5), (5, 4)])
-def test_lemma4_lower_bound_and_core_order(c, k):
+def test_lemma4_bound_and_core_order(c, k):
     s = k - 1
     g = opt_glob_orbits(sunflowers_orbits(c, k)).value
-    assert g >= math.comb(c, 2) * (s * s + s - 1)
+    assert g >= lemma4_sum(c, k)
     inst = sunflowers(c, k)
     seq = order_cost(inst, list(range(c * s)))       # one core after another
     assert seq == math.comb(c, 2) * s * (s + 1) + (c - 1) * (2 * s - 1)
     assert g <= seq
-    if k >= 4:
+    if k >= 4 or c == 2:
         assert g == seq        # computed only (docs/theta_k.md)
+    else:
+        assert g < seq         # k = 3, c >= 3: the optimum is lower (computed)
 
 
-@pytest.mark.parametrize("c, k", [(3, 3), (3, 4), (2, 4)])
+@pytest.mark.parametrize("c, k", [(2, 3), (3, 3), (3, 5), (4, 4), (5, 3)])
+def test_core_after_core_per_chunk_counts(c, k):
+    """The proof of the core-after-core cost: the t-th chunk of the l-th core (1-based) has
+    N = (l-1)(k-1) + (l-1) + 2[l < c] - [t = 1 and l < c]."""
+    s = k - 1
+    reqs = [frozenset(o) for o in sunflowers(c, k).orders]
+    got = n_x(reqs, list(range(c * s)))
+    for y in range(c * s):
+        l, t = y // s + 1, y % s + 1
+        assert got[y] == (l - 1) * s + (l - 1) + 2 * (l < c) - (t == 1 and l < c)
+
+
+def test_s23_attains_the_core_after_core_cost():
+    """S(2, 3): OPT_glob = 9 = C(2,2)*2*3 + 1*3, by the subset DP and by all 4! orders."""
+    inst = sunflowers(2, 3)
+    assert opt_glob(inst).value == brute_glob(inst)[0] == 9 == order_cost(inst, [0, 1, 2, 3])
+
+
+def lemma5_lower(c, k):
+    s = k - 1
+    return c * c * s - max(0, 2 * c - 2 - s)
+
+
+@pytest.mark.parametrize("c, k", [(2, 3), (2, 4), (2, 5), (3, 3), (3, 4)])
 def test_lemma5_exact_dp(c, k):
+    """Lemma 5's bounds against the exact OPT_free DP. The lower bound is attained when
+    2c - 2 <= s (here c = 2), so the lemma plus one fails there; S(3, 3) = 18 and S(3, 4) = 27
+    reach the upper bound c^2 s although 2c - 2 > s (computed)."""
     s = k - 1
     inst = sunflowers(c, k)
     f = opt_free(inst).value
-    assert c * c * s - max(0, 2 * c - 2 - s) <= f <= trie_cost(inst, sunflowers_layout(inst, c)) == c * c * s
+    assert lemma5_lower(c, k) <= f <= trie_cost(inst, sunflowers_layout(inst, c)) == c * c * s
+    assert f == c * c * s                       # computed for these sizes
+    if 2 * c - 2 <= s:
+        assert f == lemma5_lower(c, k)
+        assert not lemma5_lower(c, k) + 1 <= f   # the lemma plus one would fail
+
+
+@pytest.mark.slow
+def test_lemma5_tight_at_c3():
+    """S(3, 5): 2c - 2 = s = 4, the lower bound c^2 s = 36 is attained (about 20 s)."""
+    assert opt_free(sunflowers(3, 5)).value == lemma5_lower(3, 5) == 36
 
 
 def test_s33_is_the_k3_six_chunk_maximum_ratio():
@@ -231,11 +365,18 @@ def test_s33_is_the_k3_six_chunk_maximum_ratio():
     assert (opt_glob(inst).value, opt_free(inst).value) == (23, 18)
 
 
-def test_theorem_ratio_bounds():
-    for c, k in [(3, 4), (4, 6), (5, 5)]:
-        s = k - 1
-        ratio = opt_glob_orbits(sunflowers_orbits(c, k)).value / (c * c * s)
-        assert (c - 1) * (s * s + s - 1) / (2 * c * s) <= ratio <= (k + 1) / 2
+@pytest.mark.parametrize("c, k", [(2, 3), (2, 5), (3, 3), (3, 4)])
+def test_s_family_ratio_with_exact_optima(c, k):
+    """Exact OPT_glob (orbit DP = subset DP) and exact OPT_free (DP): the ratio lies between
+    Lemma 4 / Lemma 5's value and Lemma 3's bounds ((k+1)/2, and the sharper
+    sum_v (d_v + 1)/2 over an optimal free trie)."""
+    s = k - 1
+    inst = sunflowers(c, k)
+    g = opt_glob_orbits(sunflowers_orbits(c, k)).value
+    assert g == opt_glob(inst).value
+    f = opt_free(inst)
+    assert lemma4_sum(c, k) * f.value <= g * c * c * s      # g/f >= lemma4 / (c^2 s)
+    assert 2 * g <= depth_bound_twice(f.layout) <= (k + 1) * f.value
 
 
 def test_anneal_family_sentence_follows_the_rows():
