@@ -57,7 +57,7 @@ def test_sigkill_and_resume(tmp_path):
     store = tmp_path / "k.sqlite"
     cmd = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.exit(main(sys.argv[1:]))",
            "enumerate", "--chunks", "7", "--k", "4", "--requests", "8", "--property", "ratio",
-           "--ratio", "3/2", "--no-progress", "--store", str(store)]
+           "--ratio", "3/2", "-q", "-j", "1", "--store", str(store)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     done = 0
     deadline = time.time() + 120

@@ -112,20 +112,25 @@ class _Terminated(Exception):
 
 @contextmanager
 def _interruptible(store: str):
-    """Map Ctrl-C to exit 130 and SIGTERM to exit 143, saying that a rerun resumes."""
-    def on_term(signum, frame):
-        raise _Terminated()
+    """Map Ctrl-C to exit 130 and SIGTERM to exit 143, saying that a rerun resumes.
 
-    old = signal.signal(signal.SIGTERM, on_term)
+    The signal may land inside compiled code, which then surfaces as another exception
+    (numba's SystemError): the flag set by the handler, not the exception's type, decides."""
     state = {"code": None}
+
+    def on_signal(signum, frame):
+        state["code"] = TERMINATED if signum == signal.SIGTERM else INTERRUPTED
+        raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield state
-    except KeyboardInterrupt:
-        state["code"] = INTERRUPTED
-    except _Terminated:
-        state["code"] = TERMINATED
+    except (Exception, KeyboardInterrupt):
+        if state["code"] is None:
+            raise
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     if state["code"] is not None:
         click.echo(f"mptsearch: interrupted; every finished piece is in {store}: run the same "
                    f"command again to resume", err=True)

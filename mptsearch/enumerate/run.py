@@ -135,8 +135,10 @@ def plan(cls: EnumClass, backend: str = "own", min_pieces: int = 256):
     return p, prefixes, 1 + len(prefixes)
 
 
-def _in_completion_order(tasks, jobs: int, scheduler: str | None, scheduler_file: str | None):
-    """Run ``piece_job(*args)`` for every args in ``tasks``; yield the results as they finish.
+def _in_completion_order(tasks, jobs: int, scheduler: str | None, scheduler_file: str | None,
+                         fn=piece_job):
+    """Run ``fn(*args)`` (:func:`piece_job`) for every args in ``tasks``; yield the results as
+    they finish.
 
     In this process when ``jobs == 1``; on ``jobs`` local processes (joblib, loky); or on a Dask
     cluster (``Client.submit`` and ``as_completed``; the scheduler resubmits the pieces of a
@@ -148,7 +150,7 @@ def _in_completion_order(tasks, jobs: int, scheduler: str | None, scheduler_file
         client = Client(scheduler_file=scheduler_file) if scheduler_file else Client(scheduler)
         futures = []
         try:
-            futures = [client.submit(piece_job, *args, pure=False) for args in tasks]
+            futures = [client.submit(fn, *args, pure=False) for args in tasks]
             for fut in as_completed(futures):
                 yield fut.result()
                 fut.release()
@@ -158,13 +160,13 @@ def _in_completion_order(tasks, jobs: int, scheduler: str | None, scheduler_file
         return
     if jobs == 1:
         for args in tasks:
-            yield piece_job(*args)
+            yield fn(*args)
         return
     from joblib import Parallel, delayed, parallel_config
 
     with parallel_config(backend="loky", n_jobs=jobs):
         par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        yield from par(delayed(piece_job)(*args) for args in tasks)
+        yield from par(delayed(fn)(*args) for args in tasks)
 
 
 def _best_ratio(summary: dict):
@@ -369,7 +371,7 @@ def format_table(res: RunResult) -> str:
             wit = f"{compact_masks(t['witness'], res.cls.n)}  ({t['witness_free']} vs {t['witness_glob']})"
             att = f"{lower}{t['attain']}"
         else:
-            mx, wit, att = "-", "", "-"
+            mx, wit, att = ("undecided", "", "-") if lower else ("-", "", "-")
         und = f" [{t['undecided']} undecided]" if t["undecided"] else ""
         lines.append(f"{m:>3} {t['count']:>10,} {t['pruned']:>10,} {t['evaluated']:>10,} "
                      f"{t['hits']:>7,} {mx:>14} {att:>8}  {wit}{und}")
