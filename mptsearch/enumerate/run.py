@@ -374,7 +374,7 @@ def format_table(res: RunResult) -> str:
             mx, wit, att = ("undecided", "", "-") if lower else ("-", "", "-")
         und = f" [{t['undecided']} undecided]" if t["undecided"] else ""
         lines.append(f"{m:>3} {t['count']:>10,} {t['pruned']:>10,} {t['evaluated']:>10,} "
-                     f"{t['hits']:>7,} {mx:>14} {att:>8}  {wit}{und}")
+                     f"{t['hits']:>7,} {mx:>14} {att:>8}  {wit}{und}".rstrip())
     und = f" [{tot['undecided']:,} undecided]" if tot["undecided"] else ""
     lines.append(f"all {tot['count']:>10,} {tot['pruned']:>10,} {tot['evaluated']:>10,} "
                  f"{tot['hits']:>7,}{und}")
