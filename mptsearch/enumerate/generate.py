@@ -107,8 +107,18 @@ def _has(member, r):
 
 
 @njit(cache=True)
-def _is_canonical(fam, nf, member, n, E, blk_lo, blk_hi, sigma, cand):
-    """True when no relabelling makes the family's characteristic vector larger."""
+def _is_canonical(fam, nf, member, n, E, blk_lo, blk_hi, sigma, cand, alw):
+    """True when no relabelling makes the family's characteristic vector larger.
+
+    sigma(0..s-1) maps onto a smallest request A, then sigma(s) = v is a chunk outside A.
+    Block s (the requests with top chunk s) holds, among sizes that can occur, the s-sets
+    {0..s} - {s-1-i} (i = 0..s-1) and {0..s}; their images are (A - sigma(s-1-i)) + v and
+    A + v. So for a fixed (A, v) the best block-s pattern any order of A gives is c ones
+    then zeros, c the number of a in A with A - a + v in the family: when it beats the
+    family's own pattern the family is not canonical, when it loses the branch is dead, and
+    when it ties only the orders putting those c chunks at positions s-c..s-1 survive. This
+    replaces the s! orders of A per (A, v) by c! (s - c)! tied ones (numbers in ``alw``).
+    """
     if nf == 0:
         return True
     s = n + 1
@@ -118,52 +128,96 @@ def _is_canonical(fam, nf, member, n, E, blk_lo, blk_hi, sigma, cand):
         szmask |= 1 << c
         if c < s:
             s = c
-    if _has(member, (1 << s) - 1) == 0:
+    base = (1 << s) - 1
+    if _has(member, base) == 0:
         return False
+    if s >= n:
+        return True  # only {0..n-1} has size n: one family, canonical
     full = (1 << n) - 1
+    top = base | (1 << s)
+    tail = ((szmask >> (s + 1)) & 1) == 1
+    own_ones = 0  # the family's own block-s pattern must be ones then zeros to be tied at all
+    while own_ones < s and _has(member, top ^ (1 << (s - 1 - own_ones))):
+        own_ones += 1
+    own_shape = True
+    for i in range(own_ones, s):
+        if _has(member, top ^ (1 << (s - 1 - i))):
+            own_shape = False
+    own_tail = _has(member, top) if tail else 0
     for a in range(nf):
         A = fam[a]
         if popcount(A) != s:
             continue
-        j = 0
-        cand[0] = -1
-        used = 0
-        while True:
-            allowed = (A if j < s else full) & ~used
-            v = cand[j] + 1
-            while v < n and ((allowed >> v) & 1) == 0:
-                v += 1
-            if v >= n:
-                if j == 0:
-                    break
-                j -= 1
-                used ^= 1 << sigma[j]
+        for v in range(n):
+            if (A >> v) & 1:
                 continue
-            cand[j] = v
-            sigma[j] = v
-            worse = False
-            if j >= s:
-                for t in range(blk_lo[j], blk_hi[j]):
-                    B = E[t]
-                    if ((szmask >> popcount(B)) & 1) == 0:
-                        continue
-                    img = 0
-                    b = B
-                    while b:
-                        img |= 1 << sigma[ctz(b)]
-                        b &= b - 1
-                    f = _has(member, B)
-                    g = _has(member, img)
-                    if f != g:
-                        if g:
-                            return False  # a relabelling with a larger vector
-                        worse = True
+            ones = 0
+            b = A
+            while b:
+                x = ctz(b)
+                b &= b - 1
+                if _has(member, (A ^ (1 << x)) | (1 << v)):
+                    ones |= 1 << x
+            c = popcount(ones)
+            # compare (1^c 0^(s-c), tail) with the family's own block-s pattern
+            if not own_shape:
+                # own pattern has a 1 after a 0 at position >= own_ones; ours is 1^c 0^(s-c)
+                if c > own_ones:
+                    return False
+                continue  # c <= own_ones: ours is smaller at the first 0 of ours... or at own's late 1
+            if c > own_ones:
+                return False
+            if c < own_ones:
+                continue
+            if tail:
+                t = _has(member, A | (1 << v))
+                if t > own_tail:
+                    return False
+                if t < own_tail:
+                    continue
+            # tied on block s: positions 0..s-c-1 take A - ones, s-c..s-1 take ones, s takes v
+            for j in range(s):
+                alw[j] = (A & ~ones) if j < s - c else ones
+            alw[s] = 1 << v
+            j = 0
+            cand[0] = -1
+            used = 0
+            while True:
+                allowed = (alw[j] if j <= s else full) & ~used
+                w = cand[j] + 1
+                while w < n and ((allowed >> w) & 1) == 0:
+                    w += 1
+                if w >= n:
+                    if j == 0:
                         break
-            if worse or j == n - 1:
-                continue
-            used |= 1 << v
-            j += 1
-            cand[j] = -1
+                    j -= 1
+                    used ^= 1 << sigma[j]
+                    continue
+                cand[j] = w
+                sigma[j] = w
+                worse = False
+                if j > s:
+                    for t in range(blk_lo[j], blk_hi[j]):
+                        B = E[t]
+                        if ((szmask >> popcount(B)) & 1) == 0:
+                            continue
+                        img = 0
+                        bb = B
+                        while bb:
+                            img |= 1 << sigma[ctz(bb)]
+                            bb &= bb - 1
+                        f = _has(member, B)
+                        g = _has(member, img)
+                        if f != g:
+                            if g:
+                                return False  # a relabelling with a larger vector
+                            worse = True
+                            break
+                if worse or j == n - 1:
+                    continue
+                used |= 1 << w
+                j += 1
+                cand[j] = -1
     return True
 
 
@@ -180,6 +234,7 @@ def _generate(prefix, mlo, mhi, n, E, blk_lo, blk_hi, nw, emit_root, store, out,
     nxt = np.zeros(max(mhi, 1) + 2, dtype=np.int64)
     sigma = np.zeros(max(n, 1), dtype=np.int64)
     cand = np.zeros(max(n, 1) + 1, dtype=np.int64)
+    alw = np.zeros(max(n, 1) + 1, dtype=np.int64)
     p = prefix.shape[0]
     for d in range(p):
         idx[d] = prefix[d]
@@ -210,7 +265,7 @@ def _generate(prefix, mlo, mhi, n, E, blk_lo, blk_hi, nw, emit_root, store, out,
         member[e >> 6] |= np.int64(1) << (e & 63)
         fam[d] = e
         idx[d] = t
-        if _is_canonical(fam, d + 1, member, n, E, blk_lo, blk_hi, sigma, cand):
+        if _is_canonical(fam, d + 1, member, n, E, blk_lo, blk_hi, sigma, cand, alw):
             d += 1
             nxt[d] = t + 1
             if d >= mlo:
