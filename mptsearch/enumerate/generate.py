@@ -222,16 +222,21 @@ def _is_canonical(fam, nf, member, n, E, blk_lo, blk_hi, sigma, cand, alw):
 
 
 @njit(cache=True)
-def _generate(prefix, mlo, mhi, n, E, blk_lo, blk_hi, nw, emit_root, store, out, outm, counts):
+def _generate(prefix, mlo, mhi, elo, n, E, blk_lo, blk_hi, nw, emit_root, store, out, outm, outp,
+              counts):
     """Depth-first orderly generation of the subtree below the canonical family ``prefix``
-    (request numbers, increasing). Families with mlo <= m <= mhi are counted in counts[m]
-    and, when ``store``, written to out[row, :m] (masks) and outm[row] = m; ``out`` grows by
-    doubling. Returns (out, outm, rows)."""
+    (request numbers, increasing). Families with mlo <= m <= mhi are counted in counts[m].
+    When ``store``, every family with elo <= m <= mhi (elo <= mlo: ancestors of members as
+    well) is written to out[row, :m] (masks), outm[row] = m and outp[row] = the row of its
+    parent (the family without its last request), -1 when the parent was not written;
+    parents come before their children. The arrays grow by doubling.
+    Returns (out, outm, outp, rows)."""
     NE = E.shape[0]
     member = np.zeros(nw, dtype=np.int64)
     fam = np.zeros(max(mhi, 1) + 1, dtype=np.int64)
     idx = np.zeros(max(mhi, 1) + 1, dtype=np.int64)
     nxt = np.zeros(max(mhi, 1) + 2, dtype=np.int64)
+    rowof = np.full(max(mhi, 1) + 2, -1, dtype=np.int64)
     sigma = np.zeros(max(n, 1), dtype=np.int64)
     cand = np.zeros(max(n, 1) + 1, dtype=np.int64)
     alw = np.zeros(max(n, 1) + 1, dtype=np.int64)
@@ -242,68 +247,77 @@ def _generate(prefix, mlo, mhi, n, E, blk_lo, blk_hi, nw, emit_root, store, out,
         member[fam[d] >> 6] |= np.int64(1) << (fam[d] & 63)
     rows = 0
     d = p
-    if emit_root and mlo <= d <= mhi:
-        counts[d] += 1
-        if store:
+    first = True
+    while True:
+        if first:
+            first = False
+            emit = emit_root and elo <= d <= mhi
+            if emit_root and mlo <= d <= mhi:
+                counts[d] += 1
+        else:
+            # a family with d requests can reach mlo only if enough requests remain after it
+            if d == mhi or nxt[d] >= NE or NE - nxt[d] < mlo - d:
+                if d == p:
+                    break
+                d -= 1
+                e = fam[d]
+                member[e >> 6] ^= np.int64(1) << (e & 63)
+                continue
+            t = nxt[d]
+            nxt[d] = t + 1
+            e = E[t]
+            member[e >> 6] |= np.int64(1) << (e & 63)
+            fam[d] = e
+            idx[d] = t
+            if not _is_canonical(fam, d + 1, member, n, E, blk_lo, blk_hi, sigma, cand, alw):
+                member[e >> 6] ^= np.int64(1) << (e & 63)
+                continue
+            d += 1
+            if d >= mlo:
+                counts[d] += 1
+            emit = d >= elo
+        nxt[d] = idx[d - 1] + 1 if d > 0 else 0
+        rowof[d] = -1
+        if emit and store:
+            if rows == out.shape[0]:
+                grown = 2 * rows + 16
+                bigger = np.zeros((grown, out.shape[1]), dtype=np.int64)
+                bigger[:rows] = out[:rows]
+                out = bigger
+                biggerm = np.zeros(grown, dtype=np.int64)
+                biggerm[:rows] = outm[:rows]
+                outm = biggerm
+                biggerp = np.zeros(grown, dtype=np.int64)
+                biggerp[:rows] = outp[:rows]
+                outp = biggerp
             for a in range(d):
                 out[rows, a] = fam[a]
             outm[rows] = d
+            outp[rows] = rowof[d - 1] if d > 0 else -1
+            rowof[d] = rows
             rows += 1
-    nxt[d] = idx[d - 1] + 1 if d > 0 else 0
-    while True:
-        # a family with d requests can reach mlo only if enough requests remain after it
-        if d == mhi or nxt[d] >= NE or NE - nxt[d] < mlo - d:
-            if d == p:
-                break
-            d -= 1
-            e = fam[d]
-            member[e >> 6] ^= np.int64(1) << (e & 63)
-            continue
-        t = nxt[d]
-        nxt[d] = t + 1
-        e = E[t]
-        member[e >> 6] |= np.int64(1) << (e & 63)
-        fam[d] = e
-        idx[d] = t
-        if _is_canonical(fam, d + 1, member, n, E, blk_lo, blk_hi, sigma, cand, alw):
-            d += 1
-            nxt[d] = t + 1
-            if d >= mlo:
-                counts[d] += 1
-                if store:
-                    if rows == out.shape[0]:
-                        bigger = np.zeros((2 * rows + 16, out.shape[1]), dtype=np.int64)
-                        bigger[:rows] = out[:rows]
-                        out = bigger
-                        biggerm = np.zeros(2 * rows + 16, dtype=np.int64)
-                        biggerm[:rows] = outm[:rows]
-                        outm = biggerm
-                    for a in range(d):
-                        out[rows, a] = fam[a]
-                    outm[rows] = d
-                    rows += 1
-        else:
-            member[e >> 6] ^= np.int64(1) << (e & 63)
-    return out, outm, rows
+    return out, outm, outp, rows
 
 
 # ---- public functions -----------------------------------------------------------------------
 
-def _run(cls: EnumClass, prefix, mlo: int, mhi: int, emit_root: bool, store: bool):
+def _run(cls: EnumClass, prefix, mlo: int, mhi: int, emit_root: bool, store: bool,
+         elo: int | None = None, parents: bool = False):
     E, lo, hi, nw = _tables(cls)
+    elo = mlo if elo is None else elo
     counts = np.zeros(max(mhi, 0) + 2, dtype=np.int64)
     width = max(mhi, 1)
     out = np.zeros((1024 if store else 1, width), dtype=np.int64)
     outm = np.zeros(out.shape[0], dtype=np.int64)
+    outp = np.full(out.shape[0], -1, dtype=np.int64)
     if cls.n == 0:
         if mlo <= 0 <= mhi and emit_root:
             counts[0] += 1
-            outm[0] = 0
-            return out[:1], outm[:1], counts
-        return out[:0], outm[:0], counts
-    out, outm, rows = _generate(np.asarray(prefix, dtype=np.int64), mlo, mhi, cls.n, E, lo, hi,
-                                nw, emit_root, store, out, outm, counts)
-    return out[:rows], outm[:rows], counts
+        rows = 1 if elo <= 0 <= mhi and emit_root else 0
+        return (out[:rows], outm[:rows], counts) + ((outp[:rows],) if parents else ())
+    out, outm, outp, rows = _generate(np.asarray(prefix, dtype=np.int64), mlo, mhi, elo, cls.n, E,
+                                      lo, hi, nw, emit_root, store, out, outm, outp, counts)
+    return (out[:rows], outm[:rows], counts) + ((outp[:rows],) if parents else ())
 
 
 def split_pieces(cls: EnumClass, min_pieces: int = 256):
@@ -328,18 +342,24 @@ def split_pieces(cls: EnumClass, min_pieces: int = 256):
     return p, prefixes
 
 
-def generate_piece(cls: EnumClass, p: int, prefix, piece: int):
+def generate_piece(cls: EnumClass, p: int, prefix, piece: int, ancestors: int = 0):
     """The members of piece ``piece`` (see :func:`split_pieces`) as ``(masks, ms)``:
     ``masks[i, :ms[i]]`` are the request bitmasks of member i in generation order.
-    ``prefix`` is ``prefixes[piece - 1]`` (ignored for piece 0)."""
+    ``prefix`` is ``prefixes[piece - 1]`` (ignored for piece 0).
+
+    With ``ancestors = a > 0`` the piece's families with mlo - a <= m < mlo (the ancestors of
+    its members along the generation tree) come too, and the result is ``(masks, ms,
+    parents)`` with ``parents[i]`` the row of member i's parent (-1 outside the piece)."""
+    elo = max(cls.mlo - ancestors, 0)
+    empty = (np.zeros((0, max(cls.mhi, 1)), dtype=np.int64), np.zeros(0, dtype=np.int64))
     if piece == 0:
         hi = min(cls.mhi, p - 1)
         if hi < cls.mlo:
-            return np.zeros((0, max(cls.mhi, 1)), dtype=np.int64), np.zeros(0, dtype=np.int64)
-        masks, ms, _ = _run(cls, [], cls.mlo, hi, True, True)
-        return masks, ms
-    masks, ms, _ = _run(cls, prefix, cls.mlo, cls.mhi, True, True)
-    return masks, ms
+            return empty + ((np.zeros(0, dtype=np.int64),) if ancestors else ())
+        res = _run(cls, [], cls.mlo, hi, True, True, elo, bool(ancestors))
+    else:
+        res = _run(cls, prefix, cls.mlo, cls.mhi, True, True, elo, bool(ancestors))
+    return (res[0], res[1]) + ((res[3],) if ancestors else ())
 
 
 def count_class(cls: EnumClass) -> np.ndarray:
