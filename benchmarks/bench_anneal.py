@@ -6,7 +6,7 @@ second of this process (time.process_time), which is what "per core" means on a 
 machine; wall-clock rates are printed beside them. The parts table times each evaluator alone
 on one fixed instance, and the blocked against the plain OPT_free DP loop.
 
-    /work/venv/bin/python benchmarks/bench_anneal.py [--steps 200000] [--repeats 3]
+    python benchmarks/bench_anneal.py [--steps 200000] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -21,27 +21,30 @@ import numpy as np
 from numba import njit
 
 from mptsearch import __version__
-from mptsearch.exact._blocked import _dp_rows
-from mptsearch.exact._free_kernels import _dp_plain
+from mptsearch._kernels.agglomerative import agglomerative_savings
+from mptsearch._kernels.blocked import dp_rows
+from mptsearch._kernels.free import free_savings
+from mptsearch._kernels.glob import glob_table
+from mptsearch._kernels.masks import chunk_sets, intersection_table
+from mptsearch._kernels.subset_dp import dp_plain
+from mptsearch._kernels.workspace import workspace
 from mptsearch.families import random_instance, ratio_record
-from mptsearch.search._evaluate import (Workspace, _agglomerative_savings, _chunk_sets,
-                                        _opt_free_savings, _opt_glob_value, _intersections)
 from mptsearch.search.anneal import I_EVALS, AnnealConfig, new_restart, run_restart
 
 
 @njit
-def _loop_free(req, m, w, ws_inter, wI, M, L, reps):
+def _loop_free(req, m, w, ws, reps):
     s = 0
     for _ in range(reps):
-        s += _opt_free_savings(req, m, w, ws_inter, wI, M, L)
+        s += free_savings(req, m, w, False, ws)
     return s
 
 
 @njit
-def _loop_glob(S, w, n, m, G, c, nc, reps):
+def _loop_glob(S, w, n, m, ws, reps):
     s = 0
     for _ in range(reps):
-        s += _opt_glob_value(S, w, n, m, G, c, nc)
+        s += glob_table(S, w, n, m, ws.G, ws.classes, ws.ncls, ws.singles)
     return s
 
 
@@ -49,20 +52,20 @@ def _loop_glob(S, w, n, m, G, c, nc, reps):
 def _loop_agg(req, m, w, sig, act, reps):
     s = 0
     for _ in range(reps):
-        s += _agglomerative_savings(req, m, w, sig, act)
+        s += agglomerative_savings(req, m, w, False, sig, act)
     return s
 
 
 @njit
 def _loop_plain(wI, M, m, reps):
     for _ in range(reps):
-        _dp_plain(wI[: 1 << m], M[: 1 << m])
+        dp_plain(wI[: 1 << m], M[: 1 << m])
 
 
 @njit
-def _loop_rows(wI, M, m, L, reps):
+def _loop_rows(wI, M, m, reps):
     for _ in range(reps):
-        _dp_rows(wI, M, m, L)
+        dp_rows(wI, M, m)
 
 
 def _timed(fn, *args):
@@ -81,18 +84,18 @@ def full_rate(m: int, steps: int, seed: int):
 
 def parts(m: int, reps: int):
     inst = ratio_record() if m == 8 else random_instance(7, m, 4, seed=m)
-    ws = Workspace(7, m, np.int16)
+    ws = workspace(7, m, np.int16)
     req = np.array(inst.request_masks(), dtype=np.uint64)
     w = inst.weights.astype(np.int64)
-    _chunk_sets(req, m, 7, ws.S)
-    _intersections(req, m, w, ws.inter, ws.wI)
+    chunk_sets(req, m, 7, ws.S)
+    intersection_table(req, m, w, False, ws.inter, ws.wI)
     out = {}
     for name, fn, args in [
-        ("opt_free", _loop_free, (req, m, w, ws.inter, ws.wI, ws.M, ws.L)),
-        ("opt_glob", _loop_glob, (ws.S, w, 7, m, ws.G, ws.classes, ws.ncls)),
+        ("opt_free", _loop_free, (req, m, w, ws)),
+        ("opt_glob", _loop_glob, (ws.S, w, 7, m, ws)),
         ("agglomerative", _loop_agg, (req, m, w, ws.sig, ws.act)),
         ("dp_plain", _loop_plain, (ws.wI, ws.M, m)),
-        ("dp_blocked", _loop_rows, (ws.wI, ws.M, m, ws.L)),
+        ("dp_blocked", _loop_rows, (ws.wI, ws.M, m)),
     ]:
         fn(*args, 3)
         cpu, _ = _timed(fn, *args, reps)

@@ -28,8 +28,9 @@ import time
 import numba
 import numpy as np
 
-from mptsearch.exact import _blocked
-from mptsearch.exact import _free_kernels as K
+from mptsearch._kernels import blocked as _blocked
+from mptsearch._kernels import subset_dp as K
+from mptsearch._kernels.masks import intersection_weights
 from mptsearch.exact.free import dp_dtype
 from mptsearch.families import random_instance
 
@@ -39,7 +40,7 @@ PLAIN_NS = 2.5  # rough plain cost per pair, to size its repeats
 
 def _kernel(name):
     if name == "plain":
-        return lambda wI, M, m: K._dp_plain(wI, M)
+        return lambda wI, M, m: K.dp_plain(wI, M)
     if name == "blocked":
         return lambda wI, M, m: _blocked.dp_blocked(wI, M, m, parallel=False)
     if name == "parallel":
@@ -58,7 +59,7 @@ def _intersection_table(inst):
     """wI alone, as :func:`~mptsearch.exact.free.savings_table` builds it (without its DP)."""
     dtype = dp_dtype(inst.total_weight())
     wI = np.zeros(1 << inst.m, dtype=dtype)
-    K._intersection_weights(inst.chunk_sets(), inst.weights.astype(dtype), inst.m, wI)
+    intersection_weights(inst.chunk_sets(), inst.weights.astype(dtype), inst.m, wI)
     return wI
 
 

@@ -16,7 +16,7 @@ import json
 import os
 import time
 
-from mptsearch.enumerate.canon import canonical_form
+from mptsearch.canonical import canonical_form
 from mptsearch.exact.free import opt_free
 from mptsearch.exact.glob import opt_glob
 from mptsearch.instance import compact, from_lists

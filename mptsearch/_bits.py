@@ -10,28 +10,25 @@ from numba.extending import intrinsic
 __all__ = ["popcount", "ctz"]
 
 
-@intrinsic
-def _ctpop(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-    sig = x(x)
+def _unary(emit):
+    """An intrinsic applying one LLVM integer instruction, ``emit(builder, value, context)``,
+    to an integer of any width."""
 
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
+    @intrinsic
+    def op(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
 
-    return sig, codegen
+        def codegen(context, builder, signature, args):
+            return emit(builder, args[0], context)
+
+        return x(x), codegen
+
+    return op
 
 
-@intrinsic
-def _cttz(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-    sig = x(x)
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], context.get_constant(types.boolean, False))
-
-    return sig, codegen
+_ctpop = _unary(lambda builder, v, context: builder.ctpop(v))
+_cttz = _unary(lambda builder, v, context: builder.cttz(v, context.get_constant(types.boolean, False)))
 
 
 @njit(inline="always")

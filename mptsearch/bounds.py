@@ -38,7 +38,8 @@ def mst_lower_bound(inst: Instance) -> int:
 
     Notes
     -----
-    Prim's algorithm on the dense pair matrix: O(m^2) time and memory.
+    Prim's algorithm (the compiled kernel the enumerator prunes with) on the dense pair
+    matrix: O(m^2) time and memory.
 
     Examples
     --------
@@ -46,23 +47,12 @@ def mst_lower_bound(inst: Instance) -> int:
     >>> mst_lower_bound(k4_3())
     6
     """
+    from ._kernels.bounds import max_spanning_tree
+
     W = pair_weights(inst)
     m = inst.m
-    total = int(np.trace(W))
-    if m == 1:
-        return total
-    in_tree = np.zeros(m, dtype=bool)
-    in_tree[0] = True
-    best = W[0].copy()
-    best[0] = -1
-    tree = 0
-    for _ in range(m - 1):
-        cand = np.where(in_tree, -1, best)
-        j = int(np.argmax(cand))
-        tree += int(cand[j])
-        in_tree[j] = True
-        best = np.maximum(best, W[j])
-    return total - tree
+    tree = max_spanning_tree(W, m, np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.int64))
+    return int(np.trace(W)) - int(tree)
 
 
 def is_c1p_order(inst: Instance, line: Sequence[int]) -> bool:

@@ -77,3 +77,28 @@ def naive_mst_lower_bound(requests, weights) -> int:
             parent[a] = b
             tree += w
     return sum(weights[x] for r in reqs for x in r) - tree
+
+
+def naive_agglomerative_savings(requests, weights) -> int:
+    """Agglomerative clustering with "first" tie-breaking, by its definition: clusters are
+    numbered 0..m-1, merge j creates cluster m+j with the intersection of the two; each round
+    merges, among the pairs of largest common weight, the pair (a, b), a < b, with the least
+    a then b; once no two clusters share a chunk the remaining merges save nothing."""
+    clusters = {i: frozenset(r) for i, r in enumerate(requests)}
+    nxt, total = len(clusters), 0
+    while len(clusters) > 1:
+        pairs = [(sum(weights[x] for x in clusters[a] & clusters[b]), a, b)
+                 for a in sorted(clusters) for b in sorted(clusters) if a < b]
+        top = max(p[0] for p in pairs)
+        if top == 0:
+            break
+        _, a, b = min((-v, a, b) for v, a, b in pairs if v == top)
+        total += top
+        clusters[nxt] = clusters.pop(a) & clusters.pop(b)
+        nxt += 1
+    return total
+
+
+def naive_intersection_weight(requests, weights, subset) -> int:
+    """w(I(B)) for a nonempty set B of request indices: the weight of the chunks they share."""
+    return sum(weights[x] for x in frozenset.intersection(*(frozenset(requests[i]) for i in subset)))

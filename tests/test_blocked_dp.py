@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mptsearch.exact import _blocked
-from mptsearch.exact import _free_kernels as K
+from mptsearch._kernels import blocked as _blocked
+from mptsearch._kernels import subset_dp as K
 from mptsearch.exact.free import opt_free
 from mptsearch.families import leave_one_out, random_instance
 
@@ -45,7 +45,7 @@ def _table(m, dtype, mode, seed):
 
 def _both(wI, m, parallel=False):
     plain = np.zeros_like(wI)
-    K._dp_plain(wI, plain)
+    K.dp_plain(wI, plain)
     blocked = np.full_like(wI, 123)  # garbage: the kernel must overwrite every entry
     _blocked.dp_blocked(wI, blocked, m, parallel=parallel)
     return plain, blocked

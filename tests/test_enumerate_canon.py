@@ -7,7 +7,7 @@ from math import comb
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from mptsearch.enumerate.canon import canonical_form, canonical_key, family_key
+from mptsearch.canonical import canonical_form, canonical_key, family_key
 from mptsearch.families import random_instance
 from mptsearch.instance import compact, parse_instance
 

@@ -7,7 +7,7 @@ from math import factorial
 import numpy as np
 import pytest
 
-from mptsearch.enumerate.canon import family_key
+from mptsearch.canonical import family_key
 from mptsearch.enumerate.generate import EnumClass, count_class, iter_families, split_pieces, generate_piece
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mptsearch.enumerate.canon import canonical_key
+from mptsearch.canonical import canonical_key
 from mptsearch.instance import compact
 from mptsearch.search.anneal import (I_BDEN, I_BNUM, I_EVALS, I_VIOL, AnnealConfig, new_restart,
                                      restart_instance, run_restart)

@@ -5,10 +5,11 @@ from hypothesis import given, settings
 
 from mptsearch.exact.free import opt_free
 from mptsearch.exact.glob import opt_glob
-from mptsearch.exact._free_kernels import _intersection_weights
+from mptsearch._kernels.masks import chunk_sets, intersection_table, intersection_weights
+from mptsearch._kernels.workspace import workspace
 from mptsearch.families import k4_3, leave_one_out, random_instance, ratio_record
 from mptsearch.heuristics.agglomerative import agglomerative
-from mptsearch.search._evaluate import Workspace, _chunk_sets, _intersections, evaluate
+from mptsearch.search.objective import evaluate
 
 from .naive import naive_opt_free, naive_opt_glob
 from .strategies import instances
@@ -59,10 +60,10 @@ def test_intersection_table_equals_zeta_transform():
     for seed in range(30):
         inst = random_instance(8, 9, (1, 5), weights=(1, 7), seed=seed)
         m = inst.m
-        ws = Workspace(inst.n, m, np.int64)
+        ws = workspace(inst.n, m, np.int64)
         req = np.array(inst.request_masks(), dtype=np.uint64)
-        _chunk_sets(req, m, inst.n, ws.S)
-        _intersections(req, m, inst.weights, ws.inter, ws.wI)
+        chunk_sets(req, m, inst.n, ws.S)
+        intersection_table(req, m, inst.weights, False, ws.inter, ws.wI)
         ref = np.zeros(1 << m, dtype=np.int64)
-        _intersection_weights(ws.S, inst.weights, m, ref)
+        intersection_weights(ws.S, inst.weights, m, ref)
         assert np.array_equal(ws.wI[1:], ref[1:])

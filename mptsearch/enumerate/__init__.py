@@ -1,6 +1,6 @@
 """Exhaustive isomorph-free enumeration of instance classes (``mptsearch enumerate``).
 
-- :mod:`.canon`: canonical form of an instance up to relabelling chunks.
+- :mod:`mptsearch.canonical` (canonical forms up to relabelling chunks) serves the tests and the annealer.
 - :mod:`.generate`: compiled orderly generator of families of requests, each class member once.
 - :mod:`.genbg`: optional backend shelling out to nauty's ``genbg``.
 - :mod:`.evaluate`: batch evaluation (OPT_free, OPT_glob, heuristics) with certified pruning.

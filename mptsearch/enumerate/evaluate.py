@@ -30,19 +30,11 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-from .._bits import popcount
-from ..exact._free_kernels import _dp_plain, _intersection_weights
-from ..exact.glob import _glob_dp
-
-try:  # the SIMD rows kernel (10x the plain loop at m=12 in int16)
-    from ..exact._blocked import _dp_rows
-    _BLOCKED = True
-except ImportError:  # pragma: no cover - the blocked kernel is optional
-    _BLOCKED = False
-
-    @njit(cache=True)
-    def _dp_rows(wI, M, m, L):
-        _dp_plain(wI, M)
+from .._kernels.bounds import free_bounds
+from .._kernels.free import free_savings
+from .._kernels.glob import glob_table
+from .._kernels.masks import chunk_sets
+from .._kernels.workspace import workspace
 
 __all__ = ["PROPERTIES", "evaluate_batch", "BatchResult", "EXACT_M_LIMIT"]
 
@@ -51,143 +43,22 @@ _PROP_CODE = {p: i for i, p in enumerate(PROPERTIES)}
 EXACT_M_LIMIT = 22  # 2^m-entry DP tables per worker; beyond it a member stays undecided
 
 
-@njit(cache=True, inline="always")
-def _wt(mask, w, unit):
-    if unit:
-        return popcount(mask)
-    s = 0
-    while mask:
-        b = mask & -mask
-        x = 0
-        while (np.int64(1) << x) != b:
-            x += 1
-        s += w[x]
-        mask ^= b
-    return s
+@njit(cache=True)
+def _exact_free(masks, ms, i, w, unit, exact_limit, ws, total, free):
+    """free[i] := OPT_free of member i by the DP, or -2 when m exceeds the DP limit."""
+    if ms[i] <= exact_limit:
+        free[i] = total[i] - free_savings(masks[i], ms[i], w, unit, ws)
+    else:
+        free[i] = -2
 
 
 @njit(cache=True)
-def _mst_savings(R, m, w, unit, pw, intree, key):
-    """Weight of a maximum spanning tree over the pair weights w(R_i ∩ R_j) (Prim, O(m^2))."""
-    for i in range(m):
-        for j in range(i + 1, m):
-            v = _wt(R[i] & R[j], w, unit)
-            pw[i, j] = v
-            pw[j, i] = v
-    for i in range(m):
-        intree[i] = False
-        key[i] = -1
-    key[0] = 0
-    tot = 0
-    for _ in range(m):
-        u = -1
-        for i in range(m):
-            if not intree[i] and (u < 0 or key[i] > key[u]):
-                u = i
-        intree[u] = True
-        tot += key[u]
-        for i in range(m):
-            if not intree[i] and pw[u, i] > key[i]:
-                key[i] = pw[u, i]
-    return tot
-
-
-@njit(cache=True)
-def _agglomerative_savings(R, m, w, unit, sig, cid):
-    """Savings of the agglomerative common-intersection hierarchy with "first" tie-breaking:
-    among pairs of largest common weight, the one with the least (a, b) cluster numbers
-    (requests 0..m-1, merge j creates m+j). O(m^3)."""
-    k = m
-    for i in range(m):
-        sig[i] = R[i]
-        cid[i] = i
-    nxt = m
-    sav = 0
-    while k > 1:
-        best = 0
-        ba = -1
-        bb = -1
-        for a in range(k):
-            for b in range(a + 1, k):
-                v = _wt(sig[a] & sig[b], w, unit)
-                if v > best:
-                    best = v
-                    ba = a
-                    bb = b
-        if best <= 0:
-            break  # no two clusters share a chunk: the remaining merges save nothing
-        sav += best
-        new = sig[ba] & sig[bb]
-        t = 0
-        for a in range(k):
-            if a != ba and a != bb:
-                sig[t] = sig[a]
-                cid[t] = cid[a]
-                t += 1
-        sig[t] = new
-        cid[t] = nxt
-        nxt += 1
-        k = t + 1
-    return sav
-
-
-@njit(cache=True)
-def _opt_free(R, m, n, w, S, wI, M, w16, wI16, M16, small):
-    """M(all) of the Theorem 1 DP: int16 SIMD rows when every value fits (``small``) and
-    m >= 8, else the plain int64 loop."""
-    size = 1 << m
-    for x in range(n):
-        S[x] = 0
-    for i in range(m):
-        r = R[i]
-        for x in range(n):
-            if (r >> x) & 1:
-                S[x] |= np.uint64(1) << np.uint64(i)
-    if small and m >= 8:
-        for b in range(size):
-            wI16[b] = 0
-        _intersection_weights(S, w16, m, wI16[:size])
-        _dp_rows(wI16[:size], M16[:size], m, 4)
-        return np.int64(M16[size - 1])
-    for b in range(size):
-        wI[b] = 0
-        M[b] = 0
-    _intersection_weights(S, w, m, wI[:size])
-    _dp_plain(wI[:size], M[:size])
-    return M[size - 1]
-
-
-@njit(cache=True)
-def _evaluate(masks, ms, n, w, unit, small, prop, pn, pd, exact_limit,
-              total, glob, lb, ub, aggsav, free):
-    B = masks.shape[0]
-    W = masks.shape[1]
-    mmax = 1
-    for i in range(B):
-        if ms[i] > mmax:
-            mmax = ms[i]
-    tab = 1 << min(mmax, exact_limit)
-    wI = np.zeros(tab, dtype=np.int64)
-    M = np.zeros(tab, dtype=np.int64)
-    w16 = w.astype(np.int16)
-    wI16 = np.zeros(tab, dtype=np.int16)
-    M16 = np.zeros(tab, dtype=np.int16)
-    S = np.zeros(max(n, 1), dtype=np.uint64)
-    G = np.zeros(1 << n, dtype=np.int64)
-    pw = np.zeros((max(W, 1), max(W, 1)), dtype=np.int64)
-    intree = np.zeros(max(W, 1), dtype=np.bool_)
-    key = np.zeros(max(W, 1), dtype=np.int64)
-    sig = np.zeros(max(W, 1), dtype=np.int64)
-    cid = np.zeros(max(W, 1), dtype=np.int64)
-    # phase 1: OPT_glob and the two bounds for everyone
-    for i in range(B):
+def _glob_and_bounds(masks, ms, n, w, unit, ws, total, glob, lb, ub, aggsav, free):
+    """Phase 1: OPT_glob and the two bounds of every member (free[i] = -1: not known yet)."""
+    for i in range(masks.shape[0]):
         m = ms[i]
         R = masks[i]
-        tot = 0
-        union = 0
-        for a in range(m):
-            tot += _wt(R[a], w, unit)
-            union |= R[a]
+        tot, low, agg = free_bounds(R, m, w, unit, ws)
         total[i] = tot
         free[i] = -1
         if m <= 1:
@@ -197,23 +68,18 @@ def _evaluate(masks, ms, n, w, unit, small, prop, pn, pd, exact_limit,
             aggsav[i] = 0
             free[i] = tot  # one request (or none): nothing to share, no DP needed
             continue
-        for x in range(n):
-            S[x] = 0
-        for a in range(m):
-            r = R[a]
-            for x in range(n):
-                if (r >> x) & 1:
-                    S[x] |= np.uint64(1) << np.uint64(a)
-        _glob_dp(S, w, n, m, G)
-        glob[i] = G[(1 << n) - 1]
-        low = tot - _mst_savings(R, m, w, unit, pw, intree, key)
-        uw = _wt(union, w, unit)
-        lb[i] = low if low > uw else uw
-        aggsav[i] = _agglomerative_savings(R, m, w, unit, sig, cid)
-        ub[i] = tot - aggsav[i]
-    # phase 2: the DP where the property cannot be decided by the bounds
-    for i in range(B):
-        m = ms[i]
+        chunk_sets(R, m, n, ws.S)
+        glob[i] = glob_table(ws.S, w, n, m, ws.G, ws.classes, ws.ncls, ws.singles)
+        lb[i] = low
+        aggsav[i] = agg
+        ub[i] = tot - agg
+
+
+@njit(cache=True)
+def _decide_property(masks, ms, w, unit, prop, pn, pd, exact_limit, ws, total, glob, lb,
+                     aggsav, free):
+    """Phase 2: the DP for the members whose property the bounds cannot decide."""
+    for i in range(masks.shape[0]):
         if free[i] >= 0:
             continue
         need = False
@@ -224,12 +90,15 @@ def _evaluate(masks, ms, n, w, unit, small, prop, pn, pd, exact_limit,
         elif prop == 3:
             need = (total[i] - lb[i]) * pd >= pn * aggsav[i] and total[i] > lb[i]
         if need:
-            if m <= exact_limit:
-                free[i] = total[i] - _opt_free(masks[i], m, n, w, S, wI, M, w16, wI16, M16, small)
-            else:
-                free[i] = -2
-    # phase 3: the exact maximum ratio for each m
-    mcap = W + 1
+            _exact_free(masks, ms, i, w, unit, exact_limit, ws, total, free)
+
+
+@njit(cache=True)
+def _max_ratio(masks, ms, w, unit, exact_limit, ws, total, glob, lb, ub, free):
+    """Phase 3: the exact maximum of OPT_glob / OPT_free for each m, members taken by
+    decreasing upper bound OPT_glob / LB while it reaches the best exact ratio so far."""
+    B = masks.shape[0]
+    mcap = masks.shape[1] + 1
     bn = np.zeros(mcap, dtype=np.int64)
     bd = np.ones(mcap, dtype=np.int64)
     for i in range(B):
@@ -248,14 +117,21 @@ def _evaluate(masks, ms, n, w, unit, small, prop, pn, pd, exact_limit,
             continue
         if glob[i] * bd[m] >= bn[m] * lb[i]:
             if free[i] < 0:
-                if m <= exact_limit:
-                    free[i] = total[i] - _opt_free(masks[i], m, n, w, S, wI, M, w16, wI16, M16, small)
-                else:
-                    free[i] = -2
+                _exact_free(masks, ms, i, w, unit, exact_limit, ws, total, free)
+                if free[i] == -2:
                     continue
             if glob[i] * bd[m] > bn[m] * free[i]:
                 bn[m] = glob[i]
                 bd[m] = free[i]
+
+
+@njit(cache=True)
+def _evaluate(masks, ms, n, w, unit, prop, pn, pd, exact_limit, ws,
+              total, glob, lb, ub, aggsav, free):
+    _glob_and_bounds(masks, ms, n, w, unit, ws, total, glob, lb, ub, aggsav, free)
+    _decide_property(masks, ms, w, unit, prop, pn, pd, exact_limit, ws, total, glob, lb,
+                     aggsav, free)
+    _max_ratio(masks, ms, w, unit, exact_limit, ws, total, glob, lb, ub, free)
 
 
 @dataclass
@@ -317,13 +193,18 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
     thr = Fraction(threshold).limit_denominator(10**6)
     w = np.ones(max(n, 1), dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
     unit = bool(np.all(w == 1))
-    masks = np.ascontiguousarray(masks, dtype=np.int64)
+    from ..exact.free import dp_dtype
+
+    # the kernels read requests as uint64 chunk masks (a view: n <= 64 keeps the bits)
+    masks = np.ascontiguousarray(masks, dtype=np.int64).view(np.uint64)
     ms = np.ascontiguousarray(ms, dtype=np.int64)
     B = masks.shape[0]
     arrs = [np.zeros(B, dtype=np.int64) for _ in range(6)]
     if B:
+        mmax = max(int(ms.max()), 1)
         # every DP value is at most sum_i w(R_i) <= m * w(universe): int16 when that fits
-        small = _BLOCKED and int(ms.max()) * int(w.sum()) < 32000
-        _evaluate(masks, ms, n, w, unit, small, _PROP_CODE[prop], thr.numerator, thr.denominator,
-                  exact_limit, *arrs)
+        ws = workspace(n, max(mmax, masks.shape[1]), dp_dtype(mmax * int(w.sum())),
+                       table_m=min(mmax, exact_limit))
+        _evaluate(masks, ms, n, w, unit, _PROP_CODE[prop], thr.numerator, thr.denominator,
+                  exact_limit, ws, *arrs)
     return BatchResult(*arrs)

@@ -28,21 +28,23 @@ def brute_free(inst: Instance, *, limit: int = DEFAULT_LIMIT) -> tuple[int, list
     count = layout_count(inst)
     if count > limit:
         raise InstanceError(f"brute force over layouts would try {count} layouts (limit {limit})")
-    best, arg = None, None
-    for layout in product(*(permutations(o) for o in inst.orders)):
-        c = trie_cost(inst, layout)
-        if best is None or c < best:
-            best, arg = c, list(layout)
-    return best, arg
+    return _least((list(layout) for layout in product(*(permutations(o) for o in inst.orders))),
+                  lambda layout: trie_cost(inst, layout))
 
 
 def brute_glob(inst: Instance, *, limit: int = DEFAULT_LIMIT) -> tuple[int, list]:
     """OPT_glob by trying all n! global chunk orders; returns (value, order)."""
     if math.factorial(inst.n) > limit:
         raise InstanceError(f"brute force over global orders would try {inst.n}! orders (limit {limit})")
+    return _least((list(order) for order in permutations(range(inst.n))),
+                  lambda order: order_cost(inst, order))
+
+
+def _least(candidates, cost) -> tuple[int, list]:
+    """(least cost, first candidate attaining it)."""
     best, arg = None, None
-    for order in permutations(range(inst.n)):
-        c = order_cost(inst, order)
+    for cand in candidates:
+        c = cost(cand)
         if best is None or c < best:
-            best, arg = c, list(order)
+            best, arg = c, cand
     return best, arg

@@ -70,38 +70,30 @@ def savings_table(inst: Instance, *, kernel: str = "auto", max_memory: int | Non
     ``kernel`` is ``"plain"`` (the O(3^m) reference loop), ``"blocked"`` (SIMD rows) or
     ``"auto"``.
     """
-    from . import _free_kernels as K
+    from .._kernels.masks import intersection_weights
 
     dtype = dp_dtype(inst.total_weight())
     _check_size(inst, dtype, max_memory)
     m = inst.m
     wI = np.zeros(1 << m, dtype=dtype)
-    K._intersection_weights(inst.chunk_sets(), inst.weights.astype(dtype), m, wI)
+    intersection_weights(inst.chunk_sets(), inst.weights.astype(dtype), m, wI)
     M = np.zeros(1 << m, dtype=dtype)
     _run_dp(wI, M, m, kernel)
     return wI, M
 
 
 def _run_dp(wI, M, m, kernel):
-    from . import _free_kernels as K
+    from .._kernels.blocked import dp_blocked
+    from .._kernels.subset_dp import dp_plain
 
     if kernel == "auto":
-        kernel = "blocked" if m >= 8 and _blocked_available() else "plain"
+        kernel = "blocked" if m >= 8 else "plain"
     if kernel == "plain":
-        K._dp_plain(wI, M)
+        dp_plain(wI, M)
     elif kernel == "blocked":
-        from . import _blocked
-        _blocked.dp_blocked(wI, M, m)
+        dp_blocked(wI, M, m)
     else:
         raise ValueError(f"unknown kernel {kernel!r}; use 'auto', 'plain' or 'blocked'")
-
-
-def _blocked_available() -> bool:
-    try:
-        from . import _blocked  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def opt_free(inst: Instance, *, kernel: str = "auto", max_memory: int | None = None) -> FreeResult:
@@ -132,7 +124,7 @@ def opt_free(inst: Instance, *, kernel: str = "auto", max_memory: int | None = N
     >>> opt_free(k4_3()).value
     8
     """
-    from . import _free_kernels as K
+    from .._kernels.subset_dp import hierarchy_from_table
 
     m = inst.m
     total = inst.total_weight()
@@ -142,7 +134,7 @@ def opt_free(inst: Instance, *, kernel: str = "auto", max_memory: int | None = N
     wI, M = savings_table(inst, kernel=kernel, max_memory=max_memory)
     full = (1 << m) - 1
     children = np.zeros((m - 1, 2), dtype=np.int64)
-    root = K._hierarchy_from_table(M, wI, full, m, children)
+    root = hierarchy_from_table(M, wI, full, m, children)
     h = Hierarchy(m, children, int(root))
     best = int(M[full])
     return FreeResult(total - best, best, h, h.layout(inst), M.dtype.name)

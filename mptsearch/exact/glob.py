@@ -18,9 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from .._bits import ctz, popcount
 from ..instance import Instance, InstanceError
 from ..trie import order_cost
 from .free import _available_memory
@@ -36,55 +34,6 @@ class GlobResult:
 
     value: int
     order: list
-
-
-@njit(cache=True)
-def _glob_dp(chunk_sets, weights, n, m, G):
-    """Fill G[P] for every chunk subset P (G[0] = 0). ``chunk_sets[c]`` is S_c over requests."""
-    full_req = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
-    # classes[d, :ncls[d]]: the classes of two or more requests of the subset visited at depth
-    # d (request bitmasks); singles[d]: the requests alone in their class, which never split
-    # again, so that refining only touches the classes that still can.
-    classes = np.zeros((n + 1, m), dtype=np.uint64)
-    ncls = np.zeros(n + 1, dtype=np.int64)
-    singles = np.zeros(n + 1, dtype=np.uint64)
-    if m == 1:
-        singles[0] = full_req
-    else:
-        classes[0, 0] = full_req
-        ncls[0] = 1
-    G[0] = 0
-    size = np.int64(1) << np.int64(n)
-    for P in range(1, size):
-        c0 = ctz(P)
-        d = popcount(P)
-        s0 = chunk_sets[c0]
-        k = 0
-        single = singles[d - 1]
-        rep = np.uint64(0)
-        for j in range(ncls[d - 1]):
-            K = classes[d - 1, j]
-            for part in (K & s0, K & ~s0):
-                if part:
-                    if part & (part - np.uint64(1)):
-                        classes[d, k] = part
-                        k += 1
-                        rep |= part & (~part + np.uint64(1))  # one representative: its lowest request
-                    else:
-                        single |= part
-        ncls[d] = k
-        singles[d] = single
-        rep |= single
-        best = np.int64(1) << np.int64(62)
-        rest = P
-        while rest:
-            c = ctz(rest)
-            rest &= rest - 1
-            v = G[P ^ (np.int64(1) << np.int64(c))] + weights[c] * popcount(rep & chunk_sets[c])
-            if v < best:
-                best = v
-        G[P] = best
-    return G
 
 
 def _classes_count(masks: list[int], P: int, members: int) -> int:
@@ -130,13 +79,18 @@ def opt_glob(inst: Instance, *, max_memory: int | None = None) -> GlobResult:
     if need > limit:
         raise InstanceError(f"OPT_glob DP for n={n} chunks needs {need / 2**30:.1f} GiB, "
                             f"more than the {limit / 2**30:.1f} GiB available")
+    from .._kernels.glob import glob_table
+
     S = inst.chunk_sets()
     G = np.zeros(1 << n, dtype=np.int64)
-    _glob_dp(S, inst.weights, n, m, G)
-    # Walk back: at P pick a chunk c that attains G[P] as P's last chunk.
+    value = int(glob_table(S, inst.weights, n, m, G, np.zeros((n + 1, m), dtype=np.uint64),
+                           np.zeros(n + 1, dtype=np.int64), np.zeros(n + 1, dtype=np.uint64)))
+    # Walk back from the used chunks: at P pick a chunk c that attains G[P] as P's last chunk.
+    # Chunks in no request cost nothing and go last.
     masks = inst.request_masks()
     Spy = [int(s) for s in S]
-    order_rev, P = [], (1 << n) - 1
+    unused = [c for c in range(n) if not Spy[c]]
+    order_rev, P = unused[::-1], sum(1 << c for c in range(n) if Spy[c])
     while P:
         for c in range(n):
             if P >> c & 1:
@@ -148,6 +102,5 @@ def opt_glob(inst: Instance, *, max_memory: int | None = None) -> GlobResult:
         else:  # pragma: no cover - would mean the table is inconsistent
             raise RuntimeError("OPT_glob walk-back found no consistent chunk")
     order = order_rev[::-1]
-    value = int(G[-1])
     assert order_cost(inst, order) == value
     return GlobResult(value, order)

@@ -35,12 +35,17 @@ MAX_M_EXHAUSTIVE = 14
 
 @dataclass(frozen=True)
 class AggResult:
-    """The agglomerative hierarchy, its layout, the layout's trie cost and its savings."""
+    """The agglomerative hierarchy, its layout, the layout's trie cost (``value``, like the
+    exact solvers' results; ``cost`` is the same number) and its savings."""
 
     hierarchy: Hierarchy
     layout: list
-    cost: int
+    value: int
     savings: int
+
+    @property
+    def cost(self) -> int:
+        return self.value
 
 
 def agglomerative(inst: Instance, *, tie_break: str = "first", seed=None) -> AggResult:
@@ -58,7 +63,8 @@ def agglomerative(inst: Instance, *, tie_break: str = "first", seed=None) -> Agg
     -------
     AggResult
         ``savings`` is the hierarchy's sum of w(I(v)) (the quantity of the 1/2 guarantee);
-        ``cost`` is the trie cost of its layout, which is at most sum_i w(R_i) - savings.
+        ``value`` (alias ``cost``) is the trie cost of its layout, at most
+        sum_i w(R_i) - savings.
 
     Notes
     -----
@@ -71,7 +77,7 @@ def agglomerative(inst: Instance, *, tie_break: str = "first", seed=None) -> Agg
     Examples
     --------
     >>> from mptsearch.families import leave_one_out
-    >>> agglomerative(leave_one_out(16)).cost
+    >>> agglomerative(leave_one_out(16)).value
     64
     """
     if tie_break not in TIE_BREAKS:

@@ -17,8 +17,14 @@ __all__ = ["GreedyResult", "greedy"]
 
 @dataclass(frozen=True)
 class GreedyResult:
+    """The greedy layout and its trie cost (``value``; ``cost`` is the same number)."""
+
     layout: list
-    cost: int
+    value: int
+
+    @property
+    def cost(self) -> int:
+        return self.value
 
 
 def greedy(inst: Instance) -> GreedyResult:
@@ -36,7 +42,7 @@ def greedy(inst: Instance) -> GreedyResult:
     Examples
     --------
     >>> from mptsearch.families import leave_one_out
-    >>> greedy(leave_one_out(64)).cost
+    >>> greedy(leave_one_out(64)).value
     2079
     """
     w = inst.weights

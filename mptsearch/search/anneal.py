@@ -27,11 +27,11 @@ import numpy as np
 from numba import njit
 
 from .._bits import popcount
-from ._evaluate import (Workspace, _agglomerative_savings, _chunk_sets, _opt_free_savings,
-                        _opt_glob_value, _wsum)
+from .._kernels.workspace import Workspace, workspace
+from .objective import objective
 
 __all__ = ["AnnealConfig", "RestartState", "OBJECTIVES", "new_restart", "run_restart",
-           "restart_instance", "restart_seed"]
+           "restart_instance", "restart_seed", "make_workspace"]
 
 OBJECTIVES = ("ratio", "shortfall")
 MAX_N = 20   # OPT_glob is O(2^n) per step
@@ -201,35 +201,6 @@ def _init_state(ip, req, wts, rng):
 
 
 @njit(cache=True)
-def _objective(ip, req, m, wts, S, inter, wI, M, L, G, classes, ncls, sig, act, out):
-    """Evaluate the family req[:m]: out = (num, den, violation). ratio: OPT_glob/OPT_free;
-    shortfall: optimal savings / agglomerative savings."""
-    n = ip[P_N]
-    _chunk_sets(req, m, n, S)
-    sav = _opt_free_savings(req, m, wts, inter, wI, M, L)
-    viol = 0
-    agg = np.int64(-1)
-    if ip[P_OBJ] == 1 or ip[P_CHECK]:
-        agg = _agglomerative_savings(req, m, wts, sig, act)
-        if 2 * agg < sav:
-            viol = 1
-    if ip[P_OBJ] == 0:
-        total = np.int64(0)
-        for i in range(m):
-            total += _wsum(req[i], wts)
-        out[0] = _opt_glob_value(S, wts, n, m, G, classes, ncls)
-        out[1] = total - sav
-    else:
-        if agg == 0 and sav == 0:
-            out[0] = 1
-            out[1] = 1
-        else:
-            out[0] = sav
-            out[1] = agg
-    out[2] = viol
-
-
-@njit(cache=True)
 def _better(a_num, a_den, b_num, b_den):
     """a > b as fractions with nonnegative parts (den 0 = infinity)."""
     if a_den == 0:
@@ -241,15 +212,16 @@ def _better(a_num, a_den, b_num, b_den):
 
 @njit(cache=True, nogil=True)
 def _anneal_steps(ip, fp, req, wts, best_req, best_wts, ints, rng, viol_req, viol_wts,
-                  S, inter, wI, M, L, G, classes, ncls, sig, act, nsteps):
+                  ws, nsteps):
     """Run ``nsteps`` annealing steps of one restart (fewer if it ends), in place."""
     n, klo, khi, mlo, mhi, wlo, whi = ip[P_N], ip[P_KLO], ip[P_KHI], ip[P_MLO], ip[P_MHI], ip[P_WLO], ip[P_WHI]
     t0, t1 = fp[0], fp[1]
+    unit = whi == 1
     length = ints[I_LEN]
     out = np.zeros(3, dtype=np.int64)
     m = ints[I_M]
     if ints[I_STEP] == 0 and ints[I_EVALS] == 0:  # first piece: evaluate the start
-        _objective(ip, req, m, wts, S, inter, wI, M, L, G, classes, ncls, sig, act, out)
+        out[0], out[1], out[2] = objective(req, m, n, wts, unit, ip[P_OBJ], ip[P_CHECK], ws)
         ints[I_EVALS] += 1
         ints[I_NUM] = out[0]
         ints[I_DEN] = out[1]
@@ -324,7 +296,7 @@ def _anneal_steps(ip, fp, req, wts, best_req, best_wts, ints, rng, viol_req, vio
                 nw += 1
             wts[i] = nw
         # ---- evaluate and accept ----
-        _objective(ip, req, m, wts, S, inter, wI, M, L, G, classes, ncls, sig, act, out)
+        out[0], out[1], out[2] = objective(req, m, n, wts, unit, ip[P_OBJ], ip[P_CHECK], ws)
         ints[I_EVALS] += 1
         if out[2]:
             if ints[I_VIOL] == 0:
@@ -383,6 +355,11 @@ def new_restart(config: AnnealConfig, seed: int, index: int, length: int | None 
                         np.zeros(mm, dtype=np.uint64), np.zeros(n, dtype=np.int64))
 
 
+def make_workspace(config: AnnealConfig) -> Workspace:
+    """The buffers of one worker for ``config``'s families."""
+    return workspace(config.n, config.m_max, config.dp_dtype())
+
+
 def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,
                 workspace: Workspace | None = None) -> RestartState:
     """Advance ``state`` by up to ``nsteps`` steps (in place; returned for use in workers).
@@ -390,11 +367,10 @@ def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,
     Runs ``nsteps`` steps of move + OPT_free + OPT_glob (or agglomerative) + Metropolis in
     one compiled call: O(nsteps (3^m + 2^n (n + m))) time.
     """
-    ws = workspace or Workspace(config.n, config.m_max, config.dp_dtype())
+    ws = workspace if workspace is not None else make_workspace(config)
     _anneal_steps(config.iparams(), config.fparams(), state.req, state.wts, state.best_req,
                   state.best_wts, state.ints, state.rng, state.viol_req, state.viol_wts,
-                  ws.S, ws.inter, ws.wI, ws.M, ws.L, ws.G, ws.classes, ws.ncls, ws.sig, ws.act,
-                  int(nsteps))
+                  ws, int(nsteps))
     return state
 
 

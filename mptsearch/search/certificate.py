@@ -48,7 +48,7 @@ def certify(inst, objective: str, num: int, den: int) -> dict:
         When a recomputed value differs from the kernel's, or a layout/order does not cost
         what it should on the prefix trie.
     """
-    from ..enumerate.canon import canonical_form
+    from ..canonical import canonical_form
     from ..exact.free import opt_free
     from ..exact.glob import opt_glob
     from ..trie import order_cost, trie_cost

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..instance import Instance, from_lists
+from .instance import Instance, from_lists
 
 __all__ = ["canonical_form", "canonical_key", "canonical_perm", "family_key"]
 

@@ -1,7 +1,8 @@
 """Blocked SIMD kernel of the OPT_free subset DP. Private: reached through
-:func:`mptsearch.exact.free.opt_free` with ``kernel="blocked"`` (``"auto"`` from m = 8).
+:func:`mptsearch.exact.free.opt_free` with ``kernel="blocked"`` (``"auto"`` from m = 8), and
+through :func:`mptsearch._kernels.free.solve_dp` by the annealer and the enumerator.
 
-The recurrence is the one of :func:`~mptsearch.exact._free_kernels._dp_plain`::
+The recurrence is the one of :func:`~mptsearch._kernels.subset_dp.dp_plain`::
 
     M[B] = wI[B] + max over unordered splits B = B1 + B2 of M[B1] + M[B2],   M[single] = 0
 
@@ -29,11 +30,11 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
-from ._free_kernels import _dp_plain
+from .subset_dp import dp_plain
 
-__all__ = ["dp_blocked", "LOW_BITS", "PARALLEL_MIN_M"]
+__all__ = ["dp_blocked", "dp_rows", "low_bits", "LOW_BITS", "PARALLEL_MIN_M"]
 
 # L per item size in bytes. Wider rows cost less than the 4^L lane-steps for 3^L useful
 # ones suggest: LLVM turns the masked constant shuffles into shifts and zero-blends and drops
@@ -46,6 +47,18 @@ LOW_BITS = {2: 4, 4: 4, 8: 3}
 PREFETCH = 8
 # From here on, the default is to use every numba thread (a few seconds of work and up)
 PARALLEL_MIN_M = 22
+
+
+def low_bits(table) -> int:
+    """L, the low bits of a row, for a DP table of this integer type: the one place the
+    block size is chosen (:data:`LOW_BITS`); callable from compiled code too."""
+    return LOW_BITS[np.dtype(table.dtype).itemsize]
+
+
+@overload(low_bits, jit_options={"cache": True})
+def _low_bits_compiled(table):
+    L = LOW_BITS[table.dtype.bitwidth // 8]
+    return lambda table: L
 
 
 def _i32(v):
@@ -176,12 +189,14 @@ def _finish_row(wI, M, h, L):
 def _row_zero(wI, M, L):
     """Row h = 0, the subsets of the low L requests: the plain recurrence on 2^L entries."""
     size = 1 << L
-    _dp_plain(wI[:size], M[:size])
+    dp_plain(wI[:size], M[:size])
 
 
 @njit(cache=True)
-def _dp_rows(wI, M, m, L):
-    """One core: rows in increasing h (every proper submask of h is smaller than h)."""
+def dp_rows(wI, M, m):
+    """One core: rows in increasing h (every proper submask of h is smaller than h). The
+    tables may be longer than 2^m (a workspace); m must exceed :func:`low_bits`."""
+    L = low_bits(M)
     M[0] = 0
     _row_zero(wI, M, L)
     for h in range(1, 1 << (m - L)):
@@ -212,9 +227,10 @@ def _popcount_order(k):
 
 
 @njit(cache=True, parallel=True)
-def _dp_levels(wI, M, m, L, order, starts):
+def _dp_levels(wI, M, m, order, starts):
     """Threads: rows of one popcount level only read rows of lower levels, so each level is
     a parallel loop; entries are written by exactly one thread, so the result is fixed."""
+    L = low_bits(M)
     M[0] = 0
     _row_zero(wI, M, L)
     for level in range(1, m - L + 1):
@@ -233,7 +249,7 @@ def dp_blocked(wI, M, m, parallel=None):
     wI : ndarray of int16, int32 or int64, shape (2^m,)
         ``wI[B] = w(I(B))``, all entries >= 0.
     M : ndarray, same shape and dtype
-        Output, overwritten. Equal bit for bit to what ``_dp_plain(wI, M)`` writes (with
+        Output, overwritten. Equal bit for bit to what ``dp_plain(wI, M)`` writes (with
         ``M[0] = 0``), provided no DP value overflows the dtype, which
         :func:`~mptsearch.exact.free.dp_dtype` ensures.
     m : int
@@ -254,15 +270,15 @@ def dp_blocked(wI, M, m, parallel=None):
         raise ValueError("wI and M must be contiguous")
     if M.dtype.kind != "i" or M.dtype.itemsize not in LOW_BITS:
         raise ValueError(f"unsupported DP dtype {M.dtype}")
-    L = LOW_BITS[M.dtype.itemsize]
+    L = low_bits(M)
     if m <= L:  # a single row: the plain loop is already instant
         M[0] = 0
-        return _dp_plain(wI, M)
+        return dp_plain(wI, M)
     if parallel is None:
         parallel = m >= PARALLEL_MIN_M and numba.get_num_threads() > 1
     if parallel and m >= L + 2:
         order, starts = _popcount_order(m - L)
-        _dp_levels(wI, M, m, L, order, starts)
+        _dp_levels(wI, M, m, order, starts)
     else:
-        _dp_rows(wI, M, m, L)
+        dp_rows(wI, M, m)
     return M

@@ -1,31 +1,20 @@
-"""Compiled kernels of the OPT_free subset DP (Theorem 1). Private: reached through
-:func:`mptsearch.exact.free.opt_free`, which validates input and picks the integer type.
+"""The plain OPT_free subset DP of Theorem 1 and the read-back of an optimal hierarchy.
 
 Tables are indexed by request subsets B (bitmasks over the m requests):
-``wI[B] = w(I(B))`` and ``M[B]`` the best savings of a hierarchy over B.
+``wI[B] = w(I(B))`` and ``M[B]`` the best savings of a hierarchy over B. The blocked SIMD
+kernel (:mod:`.blocked`) computes the same table faster; :func:`dp_plain` is its reference.
 """
 
 import numpy as np
 from numba import njit
 
+from .._bits import ctz
 
-@njit(cache=True)
-def _intersection_weights(chunk_sets, weights, m, out):
-    """out[B] = w(I(B)) = sum of w(x) over chunks x with B subset of S_x (superset-sum zeta
-    transform, O(m 2^m)). ``out`` must be zeroed; its dtype is the DP's integer type."""
-    for x in range(chunk_sets.shape[0]):
-        out[chunk_sets[x]] += weights[x]
-    size = out.shape[0]
-    for b in range(m):
-        bit = 1 << b
-        for s in range(size):
-            if not s & bit:
-                out[s] += out[s | bit]
-    return out
+__all__ = ["dp_plain", "best_split", "hierarchy_from_table"]
 
 
 @njit(cache=True)
-def _dp_plain(wI, M):
+def dp_plain(wI, M):
     """M[B] = wI[B] + max over splits B = B1 + B2 of M[B1] + M[B2]; M[single] = 0.
 
     The plain O(3^m) loop: B1 runs over the proper submasks of B that contain B's lowest bit,
@@ -54,7 +43,7 @@ def _dp_plain(wI, M):
 
 
 @njit(cache=True)
-def _best_split(M, wI, B):
+def best_split(M, wI, B):
     """A split (B1, B2) of B attaining M[B] (recomputed instead of stored, O(2^|B|))."""
     low = B & -B
     rest = B ^ low
@@ -71,7 +60,7 @@ def _best_split(M, wI, B):
 
 
 @njit(cache=True)
-def _hierarchy_from_table(M, wI, full, m, children):
+def hierarchy_from_table(M, wI, full, m, children):
     """Fill ``children`` (shape (m-1, 2)) with an optimal hierarchy: internal node m+j has the
     two children children[j]; leaves are request indices. Returns the root's node id."""
     stack_sets = np.empty(2 * m, dtype=np.int64)
@@ -87,14 +76,12 @@ def _hierarchy_from_table(M, wI, full, m, children):
         top -= 1
         B = stack_sets[top]
         node = stack_node[top]
-        b1 = _best_split(M, wI, B)
+        b1 = best_split(M, wI, B)
         b2 = B ^ b1
         for side in range(2):
             part = b1 if side == 0 else b2
             if part & (part - 1) == 0:
-                child = 0
-                while (1 << child) != part:
-                    child += 1
+                child = ctz(np.int64(part))
             else:
                 child = nxt
                 nxt += 1

@@ -1,0 +1,49 @@
+"""The one workspace type: every buffer the value-only kernels need, allocated once per
+worker and reused for every family evaluated (the kernels allocate nothing)."""
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Workspace", "workspace"]
+
+
+class Workspace(NamedTuple):
+    """Buffers for families of up to ``m_max`` requests on ``n`` chunks (a named tuple of
+    arrays, which compiled code takes as one argument)."""
+
+    S: np.ndarray        # uint64[n]: request set of each chunk
+    inter: np.ndarray    # uint64[2^m]: I(B) as a chunk mask
+    wI: np.ndarray       # DP type[2^m]: w(I(B))
+    M: np.ndarray        # DP type[2^m]: the Theorem 1 table
+    G: np.ndarray        # int64[2^n]: the OPT_glob table
+    classes: np.ndarray  # uint64[n+1, m]: request classes per depth of the OPT_glob DP
+    ncls: np.ndarray     # int64[n+1]
+    singles: np.ndarray  # uint64[n+1]
+    sig: np.ndarray      # uint64[2m]: agglomerative signatures
+    act: np.ndarray      # int64[2m]: live agglomerative clusters
+    pw: np.ndarray       # int64[m, m]: pair weights of the MST bound
+    intree: np.ndarray   # bool[m]
+    key: np.ndarray      # int64[m]
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The OPT_free DP's integer type."""
+        return self.M.dtype
+
+
+def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Workspace:
+    """A workspace for up to ``m_max`` requests on ``n`` chunks with OPT_free tables of
+    2^table_m entries (default m_max) in the integer type ``dtype`` (see
+    :func:`mptsearch.exact.free.dp_dtype`: it must hold the largest sum_i w(R_i))."""
+    dtype = np.dtype(dtype)
+    m = max(int(m_max), 1)
+    t = 1 << (m if table_m is None else int(table_m))
+    return Workspace(
+        S=np.zeros(max(n, 1), dtype=np.uint64), inter=np.zeros(t, dtype=np.uint64),
+        wI=np.zeros(t, dtype=dtype), M=np.zeros(t, dtype=dtype),
+        G=np.zeros(1 << n, dtype=np.int64), classes=np.zeros((n + 1, m), dtype=np.uint64),
+        ncls=np.zeros(n + 1, dtype=np.int64), singles=np.zeros(n + 1, dtype=np.uint64),
+        sig=np.zeros(2 * m, dtype=np.uint64), act=np.zeros(2 * m, dtype=np.int64),
+        pw=np.zeros((m, m), dtype=np.int64), intree=np.zeros(m, dtype=np.bool_),
+        key=np.zeros(m, dtype=np.int64))
