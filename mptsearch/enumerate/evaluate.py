@@ -5,7 +5,9 @@ computes, with no Python per member:
 
 - OPT_glob exactly (the O(2^n (m + n)) chunk-subset DP of :mod:`mptsearch.exact.glob`);
 - a certified lower bound on OPT_free, the larger of the MST bound (sum_i w(R_i) minus a
-  maximum spanning tree over w(R_i ∩ R_j)) and the weight of the chunks in use;
+  maximum spanning tree over w(R_i ∩ R_j)), the weight of the chunks in use, and any lower
+  bound the caller knows (``lower_bounds``: those inherited along the generation tree,
+  :mod:`mptsearch.enumerate.prune`);
 - a certified upper bound on OPT_free, the cost of the agglomerative hierarchy (deterministic
   "first" tie-breaking), whose savings also give the shortfall's denominator;
 - OPT_free exactly by the O(3^m) subset DP of Theorem 1 — only when the bounds cannot already
@@ -53,8 +55,9 @@ def _exact_free(masks, ms, i, w, unit, exact_limit, ws, total, free):
 
 
 @njit(cache=True)
-def _glob_and_bounds(masks, ms, n, w, unit, ws, total, glob, lb, ub, aggsav, free):
-    """Phase 1: OPT_glob and the two bounds of every member (free[i] = -1: not known yet)."""
+def _glob_and_bounds(masks, ms, n, w, unit, ws, lbin, total, glob, lb, ub, aggsav, free):
+    """Phase 1: OPT_glob and the two bounds of every member (free[i] = -1: not known yet);
+    ``lbin[i]`` is a lower bound on OPT_free known beforehand (0 when none)."""
     for i in range(masks.shape[0]):
         m = ms[i]
         R = masks[i]
@@ -70,7 +73,7 @@ def _glob_and_bounds(masks, ms, n, w, unit, ws, total, glob, lb, ub, aggsav, fre
             continue
         chunk_sets(R, m, n, ws.S)
         glob[i] = glob_table(ws.S, w, n, m, ws.G, ws.classes, ws.ncls, ws.singles)
-        lb[i] = low
+        lb[i] = max(low, lbin[i])
         aggsav[i] = agg
         ub[i] = tot - agg
 
@@ -126,9 +129,9 @@ def _max_ratio(masks, ms, w, unit, exact_limit, ws, total, glob, lb, ub, free):
 
 
 @njit(cache=True)
-def _evaluate(masks, ms, n, w, unit, prop, pn, pd, exact_limit, ws,
+def _evaluate(masks, ms, n, w, unit, prop, pn, pd, exact_limit, ws, lbin,
               total, glob, lb, ub, aggsav, free):
-    _glob_and_bounds(masks, ms, n, w, unit, ws, total, glob, lb, ub, aggsav, free)
+    _glob_and_bounds(masks, ms, n, w, unit, ws, lbin, total, glob, lb, ub, aggsav, free)
     _decide_property(masks, ms, w, unit, prop, pn, pd, exact_limit, ws, total, glob, lb,
                      aggsav, free)
     _max_ratio(masks, ms, w, unit, exact_limit, ws, total, glob, lb, ub, free)
@@ -166,7 +169,8 @@ class BatchResult:
 
 
 def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, prop: str = "none",
-                   threshold: Fraction | float = 1, exact_limit: int = EXACT_M_LIMIT) -> BatchResult:
+                   threshold: Fraction | float = 1, exact_limit: int = EXACT_M_LIMIT,
+                   lower_bounds=None) -> BatchResult:
     """Evaluate a batch of families on n chunks (``masks[i, :ms[i]]`` request bitmasks).
 
     Parameters
@@ -178,6 +182,12 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
     weights : array of n positive ints, optional (unit weights by default)
     prop : {"none", "gap", "ratio", "shortfall"}
     threshold : the r of ``ratio`` or the s of ``shortfall`` (a Fraction is exact)
+    exact_limit : members with more requests than this that the bounds cannot decide are
+        left undecided (free -2)
+    lower_bounds : int64 array (B,), optional
+        Certified lower bounds on each member's OPT_free known to the caller; the DP is
+        skipped wherever they (with the batch's own bounds) decide the member. A wrong
+        bound makes wrong results: pass only proved ones.
 
     Returns
     -------
@@ -200,11 +210,13 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
     ms = np.ascontiguousarray(ms, dtype=np.int64)
     B = masks.shape[0]
     arrs = [np.zeros(B, dtype=np.int64) for _ in range(6)]
+    lbin = np.zeros(B, dtype=np.int64) if lower_bounds is None else \
+        np.ascontiguousarray(lower_bounds, dtype=np.int64)
     if B:
         mmax = max(int(ms.max()), 1)
         # every DP value is at most sum_i w(R_i) <= m * w(universe): int16 when that fits
         ws = workspace(n, max(mmax, masks.shape[1]), dp_dtype(mmax * int(w.sum())),
                        table_m=min(mmax, exact_limit))
         _evaluate(masks, ms, n, w, unit, _PROP_CODE[prop], thr.numerator, thr.denominator,
-                  exact_limit, ws, *arrs)
+                  exact_limit, ws, lbin, *arrs)
     return BatchResult(*arrs)

@@ -20,10 +20,12 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import permutations
-from pathlib import Path
+
+import numpy as np
 
 from .evaluate import EXACT_M_LIMIT
 from .generate import EnumClass, generate_piece, split_pieces
+from .prune import DEFAULT_ANCESTORS, evaluate_tree
 from .store import Store, totals
 
 __all__ = ["run_enumeration", "piece_job", "RunResult", "minimal_hits", "format_table",
@@ -74,7 +76,7 @@ def _heuristic_costs(masks, n):
 
 def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: Fraction,
               backend: str = "own", max_hits: int | None = None,
-              exact_limit: int = EXACT_M_LIMIT):
+              exact_limit: int = EXACT_M_LIMIT, ancestors: int = DEFAULT_ANCESTORS):
     """Generate and evaluate one piece; return ``(piece, seconds, summary, hits)``.
 
     The summary maps each m to counts (members, pruned, evaluated, undecided, hits) and the
@@ -82,7 +84,10 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     members attaining it and the first of them in generation order. Hits list ``(m, masks,
     OPT_free, OPT_glob, agglomerative cost, greedy cost)``; at most ``max_hits`` are kept
     (all are counted). Members with more than ``exact_limit`` requests that the bounds cannot
-    decide are counted as undecided.
+    decide are counted as undecided. With ``ancestors > 0`` (and the own generator) the
+    bounds inherited along the generation tree prune the DP (:mod:`.prune`); 0 evaluates
+    every member with its own bounds only. Both give the same results except for the
+    pruned / evaluated split.
     """
     from .evaluate import evaluate_batch
 
@@ -90,35 +95,68 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     if backend == "genbg":
         from .genbg import genbg_piece
         masks, ms = genbg_piece(cls, piece, p)
+        res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
+                             exact_limit=exact_limit)
+    elif ancestors > 0:
+        masks, ms, parents = generate_piece(cls, p, prefix, piece, ancestors=ancestors)
+        res = evaluate_tree(masks, ms, parents, cls.n, cls.mlo, prop=prop, threshold=threshold,
+                            exact_limit=exact_limit)
     else:
         masks, ms = generate_piece(cls, p, prefix, piece)
-    res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold, exact_limit=exact_limit)
-    summary, hits = {}, []
-    for i in range(len(ms)):
+        res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
+                             exact_limit=exact_limit)
+    summary, hit_rows = _summarize(res, ms, masks, cls.mlo, prop, threshold)
+    hits = []
+    for i in hit_rows[:max_hits] if max_hits is not None else hit_rows:
         m = int(ms[i])
-        s = summary.setdefault(m, {"count": 0, "pruned": 0, "evaluated": 0, "undecided": 0,
-                                   "hits": 0, "max_num": 0, "max_den": 0, "attain": 0,
-                                   "witness": None})
-        s["count"] += 1
-        f, g = int(res.free[i]), int(res.glob[i])
-        if f == -2:
-            s["undecided"] += 1
-        elif f == -1 or m <= 1:
-            s["pruned"] += 1
-        else:
-            s["evaluated"] += 1
-        if f > 0 and m >= 1:
-            if s["max_den"] == 0 or g * s["max_den"] > s["max_num"] * f:
-                s["max_num"], s["max_den"], s["attain"] = g, f, 1
-                s["witness"] = [int(r) for r in masks[i, :m]]
-            elif g * s["max_den"] == s["max_num"] * f:
-                s["attain"] += 1
-        if res.has_property(i, prop, threshold):
-            s["hits"] += 1
-            if max_hits is None or len(hits) < max_hits:
-                row = [int(r) for r in masks[i, :m]]
-                hits.append((m, row, f, g, *_heuristic_costs(row, cls.n)))
+        row = [int(r) for r in masks[i, :m]]
+        hits.append((m, row, int(res.free[i]), int(res.glob[i]), *_heuristic_costs(row, cls.n)))
     return piece, time.perf_counter() - t0, summary, hits
+
+
+def _property_mask(res, prop: str, threshold: Fraction) -> np.ndarray:
+    """Vectorised :meth:`BatchResult.has_property` over all rows."""
+    f, g = res.free, res.glob
+    num, den = threshold.numerator, threshold.denominator
+    if prop == "gap":
+        return (f >= 0) & (g > f)
+    if prop == "ratio":
+        return (f > 0) & (g * den >= num * f)
+    if prop == "shortfall":
+        sav, agg = res.total - f, res.aggsav
+        return (f >= 0) & (sav > 0) & ((agg == 0) | (sav * den >= num * agg))
+    return np.zeros(len(f), dtype=bool)
+
+
+def _summarize(res, ms, masks, mlo: int, prop: str, threshold: Fraction):
+    """Per-m counts, the exact maximum ratio over the decided members with how many attain it
+    and the first of them in generation order; and the rows of the hits (members only)."""
+    rows = np.flatnonzero(ms >= mlo)
+    summary = {}
+    for m in np.unique(ms[rows]):
+        r = rows[ms[rows] == m]
+        f, g = res.free[r], res.glob[r]
+        undecided = int((f == -2).sum())
+        pruned = len(r) - undecided if m <= 1 else int((f == -1).sum())
+        s = {"count": len(r), "pruned": pruned, "evaluated": len(r) - pruned - undecided,
+             "undecided": undecided, "hits": 0, "max_num": 0, "max_den": 0, "attain": 0,
+             "witness": None}
+        ok = f > 0
+        if ok.any():
+            ratio = g[ok] / f[ok]
+            near = r[ok][ratio >= ratio.max() * (1 - 1e-12)]  # exact comparison among these
+            best = max(Fraction(int(res.glob[i]), int(res.free[i])) for i in near)
+            attaining = [i for i in near if Fraction(int(res.glob[i]), int(res.free[i])) == best]
+            first = min(attaining)
+            s.update(max_num=int(res.glob[first]), max_den=int(res.free[first]),
+                     attain=len(attaining), witness=[int(x) for x in masks[first, :m]])
+        summary[int(m)] = s
+    has = _property_mask(res, prop, threshold)
+    has[ms < mlo] = False
+    hit_rows = np.flatnonzero(has)
+    for m in np.unique(ms[hit_rows]):
+        summary[int(m)]["hits"] = int((ms[hit_rows] == m).sum())
+    return summary, hit_rows
 
 
 def _run_meta(cls, prop, threshold, backend, p, n_pieces):
@@ -183,7 +221,8 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
                     scheduler_file: str | None = None, backend: str = "own", progress=None,
                     min_pieces: int = 256, max_pieces: int | None = None,
                     max_hits: int | None = None, exact_limit: int = EXACT_M_LIMIT,
-                    journal_mode: str = "auto", time_limit: float | None = None) -> RunResult:
+                    journal_mode: str = "auto", time_limit: float | None = None,
+                    ancestors: int = DEFAULT_ANCESTORS) -> RunResult:
     """Enumerate ``cls`` (or shard ``i/N`` of it) into the store at ``store_path``.
 
     Parameters
@@ -203,6 +242,8 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
     exact_limit : members with more requests are left undecided unless the bounds decide them
     journal_mode : SQLite journal of the store (:func:`mptsearch.enumerate.store.choose_journal_mode`)
     time_limit : stop taking finished pieces after this many seconds (resume later)
+    ancestors : generations above the class's least m evaluated to feed the bounds inherited
+        along the generation tree; 0 switches that pruning off (same results, more DPs)
 
     Returns
     -------
@@ -225,7 +266,7 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
         if max_pieces is not None:
             todo = todo[:max_pieces]
         tasks = [(cls, p, prefixes[q - 1] if q and backend == "own" else None, q, prop, threshold,
-                  backend, max_hits, exact_limit) for q in todo]
+                  backend, max_hits, exact_limit, ancestors) for q in todo]
         members, best, finished = 0, None, resumed
         if progress is not None:
             progress(finished, len(expected), 0, None)

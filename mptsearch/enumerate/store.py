@@ -99,7 +99,9 @@ class Store:
         self.journal_mode = choose_journal_mode(self.path, journal_mode)
         self.conn = sqlite3.connect(str(self.path), timeout=60)
         self.conn.execute(f"PRAGMA journal_mode={self.journal_mode.upper()}")
-        self.conn.execute("PRAGMA synchronous=FULL")
+        # WAL with synchronous=NORMAL survives a killed process (a power cut may lose the
+        # last pieces, never consistency: they are redone); the rollback journal needs FULL
+        self.conn.execute(f"PRAGMA synchronous={'NORMAL' if self.journal_mode == 'wal' else 'FULL'}")
         self.conn.executescript(_SCHEMA)
         want = {"run": json.dumps(run_meta, sort_keys=True), "shard": f"{shard[0]}/{shard[1]}"}
         have = dict(self.conn.execute("SELECT k, v FROM meta"))
