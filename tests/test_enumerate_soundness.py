@@ -3,6 +3,7 @@ undecided members, exit codes for complete / incomplete / interrupted runs (issu
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -111,7 +112,7 @@ def test_undecided_members_make_the_run_incomplete(tmp_path, capsys):
     assert data["complete"] is False and data["undecided"] > 0
     assert main(argv) == 3
     out = capsys.readouterr().out
-    assert "[161 undecided]" in out and "incomplete" in out
+    assert re.search(r"\[\d+ undecided\]", out) and "incomplete" in out
     assert main(["status", str(tmp_path / "cli.sqlite")]) == 3
 
 
