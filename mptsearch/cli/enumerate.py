@@ -176,9 +176,11 @@ def _interruptible(store: str):
 @click.option("-o", "--out", "out", default=None, metavar="PATH", help="Write the summary (JSON) to PATH.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no notes on stderr.")
+@click.option("--progress/--no-progress", "progress", default=True, hidden=True,
+              help="Kept for older scripts: --no-progress hides the progress (see -q).")
 def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, journal_mode, shard,
                   jobs, scheduler, scheduler_file, backend, max_pieces, max_hits, exact_limit,
-                  time_limit, out, as_json, quiet):
+                  time_limit, out, as_json, quiet, progress):
     """Enumerate every family of distinct requests on CHUNKS chunks once up to relabelling,
     evaluate OPT_free, OPT_glob and the heuristics, and list the members with the property.
 
@@ -229,7 +231,7 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
             name += f"{thr.numerator}_{thr.denominator}"
         store = default_store(f"{name}_{backend}_shard{sh[0]}of{sh[1]}")
     jobs = jobs or os.cpu_count() or 1
-    bar = _Progress(cls.describe(), quiet)
+    bar = _Progress(cls.describe(), quiet or not progress)
     res = None
     with _interruptible(store) as state:
         try:
