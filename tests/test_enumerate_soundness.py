@@ -4,20 +4,14 @@ undecided members, exit codes for complete / incomplete / interrupted runs (issu
 import json
 import os
 import re
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
 
 import pytest
 
 from mptsearch.cli import main
 from mptsearch.enumerate.generate import EnumClass
 from mptsearch.enumerate.run import (MinimalityError, check_minimal_allowed, minimal_hits,
-                                     run_enumeration)
-from mptsearch.enumerate.store import (choose_journal_mode, filesystem_type, open_existing,
-                                       store_status)
+                                     read_result, run_enumeration)
+from mptsearch.enumerate.store import choose_journal_mode, filesystem_type, store_status
 
 N4_ALL = EnumClass(4, 1, 4, 0, 15)
 
@@ -51,12 +45,10 @@ def test_minimal_after_merge_is_the_whole_class_answer(n4_shards, capsys):
 def test_shard_hits_would_be_wrongly_minimal_so_minimal_is_refused(n4_shards, capsys):
     paths, merged = n4_shards
     whole = _minimal_set(merged, capsys)
-    from mptsearch.enumerate.run import compact_masks, result_from_store
+    from mptsearch.enumerate.run import compact_masks
     wrong = 0
     for p in paths:
-        st = open_existing(p)
-        res = result_from_store(st)
-        st.close()
+        res = read_result(p)
         # what a shard-local minimality would say: some hits are "minimal" only because the
         # smaller gap inside them lives in another shard
         local = minimal_hits(N4_ALL, res.hits, "gap", 1)
@@ -76,10 +68,7 @@ def test_shard_hits_would_be_wrongly_minimal_so_minimal_is_refused(n4_shards, ca
 def test_truncated_hit_list_refuses_minimal(tmp_path, capsys):
     store = tmp_path / "cut.sqlite"
     assert main(["enumerate", "-n", "4", "--max-hits", "2", "-q", "-j", "1", "--store", str(store)]) == 0
-    res_store = open_existing(store)
-    from mptsearch.enumerate.run import result_from_store
-    res = result_from_store(res_store)
-    res_store.close()
+    res = read_result(store)
     assert res.hits_stored < res.hits_total == 525
     assert main(["hits", str(store), "--minimal"]) == 2
     assert "--max-hits" in capsys.readouterr().err
@@ -128,32 +117,6 @@ def test_exit_codes_complete_and_incomplete(tmp_path, capsys):
     assert main(argv) == 0
     assert "resumed: 2 of" in capsys.readouterr().out
     assert main(["status", str(store)]) == 0
-
-
-def test_sigterm_exits_143_and_resumes(tmp_path):
-    store = tmp_path / "t.sqlite"
-    cmd = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.exit(main(sys.argv[1:]))",
-           "enumerate", "-n", "7", "-k", "4", "-m", "8", "--property", "ratio", "--ratio", "3/2",
-           "-j", "1", "-q", "--store", str(store)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    done = 0
-    while time.time() < deadline and proc.poll() is None and done < 5:
-        time.sleep(0.2)
-        if store.exists():
-            try:
-                with sqlite3.connect(str(store)) as c:
-                    done = c.execute("SELECT COUNT(*) FROM pieces").fetchone()[0]
-            except sqlite3.OperationalError:
-                pass
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143, err
-    assert b"run the same command again to resume" in err
-    assert not store_status(store)["complete"]
-    rerun = subprocess.run(cmd, capture_output=True)
-    assert rerun.returncode == 0
-    assert store_status(store)["hits"] == 1
 
 
 def test_journal_mode_on_network_file_systems(tmp_path):

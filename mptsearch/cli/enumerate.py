@@ -171,6 +171,9 @@ def _interruptible(store: str):
 @click.option("--exact-limit", type=click.IntRange(2, 30), default=None,
               help="Largest m for the exact O(3^m) DP (default 22); past it, members the bounds "
                    "cannot decide are undecided and the run is incomplete.")
+@click.option("--ancestors", type=click.IntRange(0, 8), default=None,
+              help="Generations above the least m evaluated to feed the bounds inherited along the "
+                   "generation tree (default 2); 0 turns that pruning off (same results, more DPs).")
 @click.option("-t", "--time-limit", type=click.FloatRange(0, min_open=True), default=None,
               metavar="SECONDS", help="Stop after this many seconds (exit 3; a rerun resumes).")
 @click.option("-o", "--out", "out", default=None, metavar="PATH", help="Write the summary (JSON) to PATH.")
@@ -180,7 +183,7 @@ def _interruptible(store: str):
               help="Kept for older scripts: --no-progress hides the progress (see -q).")
 def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, journal_mode, shard,
                   jobs, scheduler, scheduler_file, backend, max_pieces, max_hits, exact_limit,
-                  time_limit, out, as_json, quiet, progress):
+                  ancestors, time_limit, out, as_json, quiet, progress):
     """Enumerate every family of distinct requests on CHUNKS chunks once up to relabelling,
     evaluate OPT_free, OPT_glob and the heuristics, and list the members with the property.
 
@@ -190,6 +193,7 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
 
     from ..enumerate.evaluate import EXACT_M_LIMIT
     from ..enumerate.generate import EnumClass
+    from ..enumerate.prune import DEFAULT_ANCESTORS
     from ..enumerate.run import (MinimalityError, check_minimal_allowed, compact_masks,
                                  format_table, minimal_hits, result_dict, run_enumeration)
     from ..enumerate.store import StoreError
@@ -239,7 +243,8 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
                                   scheduler=scheduler, scheduler_file=scheduler_file,
                                   backend=backend, progress=bar, max_pieces=max_pieces,
                                   max_hits=max_hits, journal_mode=journal_mode,
-                                  exact_limit=exact_limit or EXACT_M_LIMIT, time_limit=time_limit)
+                                  exact_limit=exact_limit or EXACT_M_LIMIT, time_limit=time_limit,
+                                  ancestors=DEFAULT_ANCESTORS if ancestors is None else ancestors)
         except StoreError as exc:
             fail(str(exc))
         except OSError as exc:
@@ -310,17 +315,14 @@ def merge_cmd(stores, out, journal_mode, as_json):
     """Merge the shard stores (i/N for every i) of one enumeration run into one store.
 
     Exit 0 when the merged class is complete, 3 when members were left undecided."""
-    from ..enumerate.run import format_table, result_dict, result_from_store
+    from ..enumerate.run import format_table, read_result, result_dict
     from ..enumerate.store import StoreError, merge_stores
 
     try:
-        merged = merge_stores(list(stores), out, journal_mode)
+        merge_stores(list(stores), out, journal_mode).close()
+        res = read_result(out)
     except StoreError as exc:
         fail(str(exc))
-    try:
-        res = result_from_store(merged)
-    finally:
-        merged.close()
     if as_json:
         click.echo(json.dumps(result_dict(res), allow_nan=False))
     else:
@@ -393,17 +395,13 @@ def hits_cmd(store, minimal, out, as_json):
     minimal ones. Exit 2 when --minimal cannot be decided from this store (with the command
     that works)."""
     from ..enumerate.run import (MinimalityError, check_minimal_allowed, compact_masks,
-                                 minimal_hits, result_dict, result_from_store)
-    from ..enumerate.store import StoreError, open_existing
+                                 minimal_hits, read_result, result_dict)
+    from ..enumerate.store import StoreError
 
     try:
-        st = open_existing(store)
+        res = read_result(store)
     except StoreError as exc:
         fail(str(exc))
-    try:
-        res = result_from_store(st)
-    finally:
-        st.close()
     mins = None
     if minimal:
         try:

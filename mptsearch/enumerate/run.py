@@ -30,7 +30,7 @@ from .store import Store, totals
 
 __all__ = ["run_enumeration", "piece_job", "RunResult", "minimal_hits", "format_table",
            "compact_masks", "result_dict", "MinimalityError", "check_minimal_allowed",
-           "result_from_store"]
+           "result_from_store", "read_result"]
 
 
 @dataclass
@@ -301,6 +301,17 @@ def result_from_store(store: Store, cls: EnumClass | None = None, *, pieces_run:
                      len(store.done()), resumed, undecided, len(hits), tuple(store.shard),
                      meta["property"], Fraction(meta["threshold"]), str(store.path),
                      store.journal_mode)
+
+
+def read_result(path) -> RunResult:
+    """The :class:`RunResult` of the store at ``path`` (raises StoreError when it is none)."""
+    from .store import open_existing
+
+    store = open_existing(path)
+    try:
+        return result_from_store(store)
+    finally:
+        store.close()
 
 
 class MinimalityError(ValueError):
