@@ -161,3 +161,13 @@ def test_out_is_written_atomically_and_json_alone_on_stdout(tmp_path, capsys):
     assert json.loads(out.read_text()) == printed
     assert printed["by_m"]["4"]["max"] == "9/8" and printed["complete"] is True
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_progress_goes_to_stderr_unless_quiet(tmp_path, capsys):
+    argv = ["enumerate", "-n", "5", "-k", "2-3", "-m", "3-5", "-j", "1", "--store", str(tmp_path / "p.sqlite")]
+    assert main(argv) == 0
+    err = capsys.readouterr().err  # not a terminal here: lines, no bar
+    assert re.search(r"progress: (\d+)/\1 pieces, [\d,]+ members this run \([\d,]+/s\), "
+                     r"best ratio so far \d+/\d+ \(\d\.\d{4}\)", err)
+    assert main(argv + ["-q", "--store", str(tmp_path / "q.sqlite")]) == 0
+    assert capsys.readouterr().err == ""

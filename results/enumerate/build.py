@@ -141,8 +141,8 @@ def cmd_estimate(a) -> None:
         per = {}
         for f, data in files:
             for r in _rows(data):
-                if r["count"] and data["complete"]:
-                    per[r["m"]] = (r["count"], data["worker_seconds"] / r["count"])
+                if r["count"] and data["complete"] and len(data["by_m"]) == 1:
+                    per[r["m"]] = (r["count"], data["run"]["cpu_seconds"] / r["count"])
         if len(per) < 2:
             continue
         M = max(per)
@@ -162,8 +162,8 @@ def cmd_estimate(a) -> None:
                          "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT --store "
                          f"{stem}_$SLURM_ARRAY_TASK_ID.sqlite"})
             print(rows[-1], flush=True)
-    method = ("Core-hours = members(m) x t(M) x g^(m-M): t(M) is the measured worker seconds per "
-              "member at the largest m measured here (M), g = t(M)/t(M-1) the measured growth per "
+    method = ("Core-hours = members(m) x t(M) x g^(m-M): t(M) is the measured CPU seconds per "
+              "member of the whole command at the largest m measured here (M), g = t(M)/t(M-1) the measured growth per "
               "request, and members(m) is counted by the generator. An extrapolation on a loaded "
               "2-core machine, not a measurement; the pruned share may change with m. Run each "
               "line as a SLURM array (docs/enumerate.md), then `mptsearch merge`.")
