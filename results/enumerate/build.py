@@ -208,7 +208,9 @@ def _verify_cell(verify: dict, witness: str | None) -> str:
     if not witness or witness not in verify:
         return "not run"
     v = verify[witness]
-    return f"exit {v['exit_code']}: {v['verdict']}"
+    counts = dict(re.findall(r"^(OPT_free|OPT_glob) = \S+\s+\((\d+) method", v["output"], re.M))
+    methods = ", ".join(f"{q} by {counts.get(q, '?')}" for q in ("OPT_free", "OPT_glob"))
+    return f"exit {v['exit_code']}: {v['verdict']} ({methods} method(s))"
 
 
 def _per_m_table(files, verify, with_witness=True) -> list[str]:
@@ -263,7 +265,10 @@ def cmd_readme(a) -> None:
            "*Decided without the DP*: members whose property and per-m maximum the certified bounds",
            "settled (MST, chunks in use, agglomerative, bounds inherited along the generation tree).",
            "*verify*: the exit code and last line of `mptsearch verify WITNESS --claim free=F",
-           "--claim glob=G` on this branch (`verify.json` holds the full output).", ""]
+           "--claim glob=G` on this branch, and how many methods computed each value (`verify.json`",
+           "holds the full output: which methods ran, which were past their size limits). A value",
+           "computed by one method is not independently confirmed; exit 1 with 0 methods for",
+           "OPT_free means no method of verify reaches that m, not that the value is wrong.", ""]
     series = {}
     for study, (title, _) in STUDIES.items():
         files = _study_files(study)
