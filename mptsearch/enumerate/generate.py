@@ -320,45 +320,102 @@ def _run(cls: EnumClass, prefix, mlo: int, mhi: int, emit_root: bool, store: boo
     return (out[:rows], outm[:rows], counts) + ((outp[:rows],) if parents else ())
 
 
-def split_pieces(cls: EnumClass, min_pieces: int = 256):
-    """Split the generation tree of ``cls`` into independent pieces, deterministically.
+def _children(cls: EnumClass, prefix, index) -> list[np.ndarray]:
+    """The canonical children of the family ``prefix`` (request numbers), in generation order."""
+    d = len(prefix)
+    fams, _, _ = _run(cls, prefix, d + 1, d + 1, False, True)
+    return [np.array([index[int(r)] for r in row[:d + 1]], dtype=np.int64) for row in fams]
 
-    The split depth p is the least depth with at least ``min_pieces`` canonical families (or
-    the class's largest m). Returns ``(p, prefixes)``: piece 0 holds the members with fewer
-    than p requests, piece i >= 1 the subtree below ``prefixes[i-1]`` (request numbers) with
-    its root. The split depends on the class only, never on the number of workers.
+
+def _subtree_size(cls: EnumClass, prefix, depth: int) -> int:
+    """Number of canonical families at ``depth`` below ``prefix`` (the root included)."""
+    _, _, counts = _run(cls, prefix, depth, depth, len(prefix) == depth, False)
+    return int(counts[depth])
+
+
+def split_pieces(cls: EnumClass, min_pieces: int = 256, look: int = 5):
+    """Split the generation tree of ``cls`` into independent pieces of similar size,
+    deterministically (the split depends on the class only, never on the workers).
+
+    Start from the canonical families at the least depth p with at least ``min_pieces`` of
+    them. Measure each by its descendants at depth D = p + ``look`` (at most the class's
+    largest m) and replace every family heavier than 2/``min_pieces`` of the total by its
+    children, until none is (families at depth D count 1). The subtrees below the first
+    families in colex order are much larger than the others (on 4-uniform families on 7
+    chunks with 12 requests one of the 509 depth-6 subtrees holds 39% of the members), so a
+    split at one depth leaves one worker with most of the work.
+
+    Returns
+    -------
+    (p, prefixes, split)
+        Piece i >= 1 is the subtree below ``prefixes[i-1]`` (request numbers, any length
+        >= p) with its root; piece 0 holds the members with fewer than p requests and the
+        families in ``split`` (the frontier families that were replaced by their children).
     """
     top = cls.m_top
+    index = {int(r): i for i, r in enumerate(allowed_requests(cls))}
     p = 0
-    prefixes = np.zeros((1, 0), dtype=np.int64)
+    prefixes: list[np.ndarray] = []
     while p < top:
         p += 1
-        fams, ms, _ = _run(cls, [], p, p, False, True)
-        E = allowed_requests(cls)
-        index = {int(r): i for i, r in enumerate(E)}
-        prefixes = np.array([[index[int(r)] for r in row[:p]] for row in fams], dtype=np.int64)
+        prefixes = _children_at(cls, p, index)
         if len(prefixes) >= min_pieces:
             break
-    return p, prefixes
+    depth = min(p + look, top)
+    split: list[np.ndarray] = []
+    sizes = [_subtree_size(cls, f, depth) for f in prefixes]
+    limit = 2 * sum(sizes) / max(min_pieces, 1)
+    while any(len(f) < depth and sz > limit for f, sz in zip(prefixes, sizes)):
+        grown, grown_sizes = [], []
+        for f, sz in zip(prefixes, sizes):
+            if len(f) < depth and sz > limit:
+                split.append(f)
+                kids = _children(cls, f, index)
+                grown.extend(kids)
+                grown_sizes.extend(_subtree_size(cls, c, depth) for c in kids)
+            else:
+                grown.append(f)
+                grown_sizes.append(sz)
+        prefixes, sizes = grown, grown_sizes
+    return p, prefixes, split
+
+
+def _children_at(cls: EnumClass, depth: int, index) -> list[np.ndarray]:
+    fams, _, _ = _run(cls, [], depth, depth, False, True)
+    return [np.array([index[int(r)] for r in row[:depth]], dtype=np.int64) for row in fams]
 
 
 def generate_piece(cls: EnumClass, p: int, prefix, piece: int, ancestors: int = 0):
     """The members of piece ``piece`` (see :func:`split_pieces`) as ``(masks, ms)``:
     ``masks[i, :ms[i]]`` are the request bitmasks of member i in generation order.
-    ``prefix`` is ``prefixes[piece - 1]`` (ignored for piece 0).
+    ``prefix`` is ``prefixes[piece - 1]``, or for piece 0 the list ``split`` (or None).
 
     With ``ancestors = a > 0`` the piece's families with mlo - a <= m < mlo (the ancestors of
     its members along the generation tree) come too, and the result is ``(masks, ms,
     parents)`` with ``parents[i]`` the row of member i's parent (-1 outside the piece)."""
     elo = max(cls.mlo - ancestors, 0)
-    empty = (np.zeros((0, max(cls.mhi, 1)), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    width = max(cls.mhi, 1)
     if piece == 0:
         hi = min(cls.mhi, p - 1)
-        if hi < cls.mlo:
-            return empty + ((np.zeros(0, dtype=np.int64),) if ancestors else ())
-        res = _run(cls, [], cls.mlo, hi, True, True, elo, bool(ancestors))
-    else:
-        res = _run(cls, prefix, cls.mlo, cls.mhi, True, True, elo, bool(ancestors))
+        if hi >= cls.mlo:
+            res = _run(cls, [], cls.mlo, hi, True, True, elo, True)
+            masks, ms, par = res[0], res[1], res[3]
+            masks = np.pad(masks, ((0, 0), (0, width - masks.shape[1])))
+        else:
+            masks = np.zeros((0, width), dtype=np.int64)
+            ms = np.zeros(0, dtype=np.int64)
+            par = np.zeros(0, dtype=np.int64)
+        extra = [f for f in (prefix or []) if cls.mlo <= len(f) <= cls.mhi]
+        if extra:
+            E = allowed_requests(cls)
+            more = np.zeros((len(extra), width), dtype=np.int64)
+            for i, f in enumerate(extra):
+                more[i, :len(f)] = E[f]
+            masks = np.concatenate([masks, more])
+            ms = np.concatenate([ms, np.array([len(f) for f in extra], dtype=np.int64)])
+            par = np.concatenate([par, np.full(len(extra), -1, dtype=np.int64)])
+        return (masks, ms) + ((par,) if ancestors else ())
+    res = _run(cls, prefix, cls.mlo, cls.mhi, True, True, elo, bool(ancestors))
     return (res[0], res[1]) + ((res[3],) if ancestors else ())
 
 

@@ -34,7 +34,8 @@ DEFAULT_ANCESTORS = 2  #: generations above mlo evaluated to feed the inherited 
 
 def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int, mlo: int, *,
                   prop: str = "none", threshold: Fraction | float = 1,
-                  exact_limit: int = EXACT_M_LIMIT, weights=None) -> BatchResult:
+                  exact_limit: int = EXACT_M_LIMIT, weights=None,
+                  ratio_floor: dict | None = None) -> BatchResult:
     """Evaluate the families of a generation subtree level by level with inherited bounds.
 
     Parameters
@@ -44,7 +45,7 @@ def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int
     n : number of chunks
     mlo : families with fewer requests are ancestors only: evaluated to bound their
         descendants, never reported (their entries in the result are meaningless)
-    prop, threshold, exact_limit, weights : as in :func:`evaluate_batch`
+    prop, threshold, exact_limit, weights, ratio_floor : as in :func:`evaluate_batch`
 
     Returns
     -------
@@ -80,7 +81,8 @@ def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int
             value[rows[~top]] = inherited[~top]
             continue
         r = evaluate_batch(masks[rows], ms[rows], n, weights=weights, prop=prop,
-                           threshold=threshold, exact_limit=exact_limit, lower_bounds=inherited)
+                           threshold=threshold, exact_limit=exact_limit, lower_bounds=inherited,
+                           ratio_floor=ratio_floor)
         for name in ("total", "glob", "lb", "ub", "aggsav", "free"):
             getattr(out, name)[rows] = getattr(r, name)
         value[rows] = np.where(r.free >= 0, r.free, r.lb)

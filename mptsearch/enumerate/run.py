@@ -76,7 +76,8 @@ def _heuristic_costs(masks, n):
 
 def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: Fraction,
               backend: str = "own", max_hits: int | None = None,
-              exact_limit: int = EXACT_M_LIMIT, ancestors: int = DEFAULT_ANCESTORS):
+              exact_limit: int = EXACT_M_LIMIT, ancestors: int = DEFAULT_ANCESTORS,
+              ratio_floor: dict | None = None):
     """Generate and evaluate one piece; return ``(piece, seconds, summary, hits)``.
 
     The summary maps each m to counts (members, pruned, evaluated, undecided, hits) and the
@@ -87,7 +88,9 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     decide are counted as undecided. With ``ancestors > 0`` (and the own generator) the
     bounds inherited along the generation tree prune the DP (:mod:`.prune`); 0 evaluates
     every member with its own bounds only. Both give the same results except for the
-    pruned / evaluated split.
+    pruned / evaluated split. ``ratio_floor`` ({m: ratio attained elsewhere in the class})
+    lets members that cannot reach it skip the DP; then the piece's own maximum for m is
+    exact only where it reaches the floor (the class's maximum always is).
     """
     from .evaluate import evaluate_batch
 
@@ -96,15 +99,15 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
         from .genbg import genbg_piece
         masks, ms = genbg_piece(cls, piece, p)
         res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
-                             exact_limit=exact_limit)
+                             exact_limit=exact_limit, ratio_floor=ratio_floor)
     elif ancestors > 0:
         masks, ms, parents = generate_piece(cls, p, prefix, piece, ancestors=ancestors)
         res = evaluate_tree(masks, ms, parents, cls.n, cls.mlo, prop=prop, threshold=threshold,
-                            exact_limit=exact_limit)
+                            exact_limit=exact_limit, ratio_floor=ratio_floor)
     else:
         masks, ms = generate_piece(cls, p, prefix, piece)
         res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
-                             exact_limit=exact_limit)
+                             exact_limit=exact_limit, ratio_floor=ratio_floor)
     summary, hit_rows = _summarize(res, ms, masks, cls.mlo, prop, threshold)
     hits = []
     for i in hit_rows[:max_hits] if max_hits is not None else hit_rows:
@@ -159,41 +162,60 @@ def _summarize(res, ms, masks, mlo: int, prop: str, threshold: Fraction):
     return summary, hit_rows
 
 
-def _run_meta(cls, prop, threshold, backend, p, n_pieces):
+def _run_meta(cls, prop, threshold, backend, p, n_pieces, split):
     return {"class": [cls.n, cls.klo, cls.khi, cls.mlo, cls.mhi], "property": prop,
-            "threshold": str(threshold), "backend": backend, "split_depth": p, "pieces": n_pieces}
+            "threshold": str(threshold), "backend": backend, "split_depth": p, "pieces": n_pieces,
+            "split": "balanced-1", "split_families": len(split)}
 
 
 def plan(cls: EnumClass, backend: str = "own", min_pieces: int = 256):
-    """The split of the class into pieces: ``(p, prefixes, n_pieces)``."""
+    """The split of the class into pieces: ``(p, prefixes, split, n_pieces)``
+    (:func:`mptsearch.enumerate.generate.split_pieces`)."""
     if backend == "genbg":
         from .genbg import genbg_pieces
-        return genbg_pieces(cls)
-    p, prefixes = split_pieces(cls, min_pieces)
-    return p, prefixes, 1 + len(prefixes)
+        p, prefixes, n = genbg_pieces(cls)
+        return p, prefixes, [], n
+    p, prefixes, split = split_pieces(cls, min_pieces)
+    return p, prefixes, split, 1 + len(prefixes)
 
 
 def _in_completion_order(tasks, jobs: int, scheduler: str | None, scheduler_file: str | None,
                          fn=piece_job):
     """Run ``fn(*args)`` (:func:`piece_job`) for every args in ``tasks``; yield the results as
-    they finish.
+    they finish. ``tasks`` is consumed lazily, a few tasks ahead of the workers, so that each
+    task can carry what the finished ones taught (the ratio floors of :func:`run_enumeration`).
 
     In this process when ``jobs == 1``; on ``jobs`` local processes (joblib, loky); or on a Dask
-    cluster (``Client.submit`` and ``as_completed``; the scheduler resubmits the pieces of a
-    worker that dies, so a lost worker costs time, never a piece).
+    cluster (``Client.submit`` and ``as_completed``, twice as many pieces in flight as worker
+    threads; the scheduler resubmits the pieces of a worker that dies, so a lost worker costs
+    time, never a piece).
     """
+    tasks = iter(tasks)
     if scheduler or scheduler_file:
         from dask.distributed import Client, as_completed
 
         client = Client(scheduler_file=scheduler_file) if scheduler_file else Client(scheduler)
-        futures = []
+        submitted = []
         try:
-            futures = [client.submit(fn, *args, pure=False) for args in tasks]
-            for fut in as_completed(futures):
-                yield fut.result()
+            pending = as_completed()
+            window = max(4, 2 * sum(client.nthreads().values()))
+            for args in tasks:
+                submitted.append(client.submit(fn, *args, pure=False))
+                pending.add(submitted[-1])
+                if pending.count() >= window:
+                    break
+            for fut in pending:
+                result = fut.result()
                 fut.release()
+                yield result
+                args = next(tasks, None)
+                if args is not None:
+                    submitted.append(client.submit(fn, *args, pure=False))
+                    pending.add(submitted[-1])
         finally:
-            client.cancel([f for f in futures if not f.done()])
+            left = [f for f in submitted if not f.done()]
+            if left:
+                client.cancel(left)
             client.close()
         return
     if jobs == 1:
@@ -203,7 +225,7 @@ def _in_completion_order(tasks, jobs: int, scheduler: str | None, scheduler_file
     from joblib import Parallel, delayed, parallel_config
 
     with parallel_config(backend="loky", n_jobs=jobs):
-        par = Parallel(n_jobs=jobs, return_as="generator_unordered")
+        par = Parallel(n_jobs=jobs, return_as="generator_unordered", pre_dispatch="2*n_jobs")
         yield from par(delayed(fn)(*args) for args in tasks)
 
 
@@ -255,8 +277,8 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
     if not (N >= 1 and 0 <= i < N):
         raise ValueError(f"shard {i}/{N}: need 0 <= i < N")
     t0 = time.perf_counter()
-    p, prefixes, n_pieces = plan(cls, backend, min_pieces)
-    store = Store(store_path, _run_meta(cls, prop, threshold, backend, p, n_pieces), shard,
+    p, prefixes, split, n_pieces = plan(cls, backend, min_pieces)
+    store = Store(store_path, _run_meta(cls, prop, threshold, backend, p, n_pieces, split), shard,
                   journal_mode)
     try:
         done = store.done()
@@ -265,14 +287,22 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
         resumed = len(expected) - len(todo)
         if max_pieces is not None:
             todo = todo[:max_pieces]
-        tasks = [(cls, p, prefixes[q - 1] if q and backend == "own" else None, q, prop, threshold,
-                  backend, max_hits, exact_limit, ancestors) for q in todo]
+        # per m, the best exact ratio committed so far: a floor that later pieces need not
+        # beat (the maxima stay exact; only how many DPs run depends on the order)
+        floors = {m: t["max"] for m, t in totals(store.summaries()).items() if t["max"] is not None}
+        tasks = ((cls, p, (prefixes[q - 1] if q else split) if backend == "own" else None, q, prop,
+                  threshold, backend, max_hits, exact_limit, ancestors, dict(floors)) for q in todo)
         members, best, finished = 0, None, resumed
         if progress is not None:
             progress(finished, len(expected), 0, None)
-        for piece, secs, summary, hits in _in_completion_order(tasks, max(1, min(jobs, len(tasks))),
+        for piece, secs, summary, hits in _in_completion_order(tasks, max(1, min(jobs, len(todo))),
                                                                 scheduler, scheduler_file):
             store.commit_piece(piece, secs, summary, hits)
+            for m, sm in summary.items():
+                if sm["max_den"]:
+                    r = Fraction(sm["max_num"], sm["max_den"])
+                    if floors.get(int(m)) is None or r > floors[int(m)]:
+                        floors[int(m)] = r
             finished += 1
             members += sum(s["count"] for s in summary.values())
             b = _best_ratio(summary)
