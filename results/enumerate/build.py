@@ -236,6 +236,37 @@ def _per_m_table(files, verify, with_witness=True) -> list[str]:
     return lines
 
 
+def _against_annealing(data, pts) -> list[str]:
+    """A sentence comparing the enumerated maxima with the annealer's best of the same (k, n)
+    in results/anneal/table.json, computed from both files."""
+    table = ROOT / "results" / "anneal" / "table.json"
+    k, n = data["class"]["k"], data["class"]["n"]
+    if k[0] != k[1] or not table.exists():
+        return []
+    rows = [r for r in json.loads(table.read_text())["rows"] if r["k"] == k[0] and r["n"] == n]
+    if not rows:
+        return []
+    b = rows[0]["best"]
+    ra, ma = Fraction(b["fraction"]), b["m"]
+    at = {m: Fraction(r).limit_denominator(1000) for m, r in pts}
+    if ma in at:
+        rel = "equal to" if at[ma] == ra else ("above" if at[ma] > ra else "below")
+        top = max(at.values())
+        where = ", ".join(str(m) for m, r in sorted(at.items()) if r == top)
+        over = "above" if top > ra else ("equal to" if top == ra else "below")
+        verdict = (f"the exact maximum at m = {ma} is {at[ma]} ({float(at[ma]):.4f}), {rel} the "
+                   f"annealer's best; over all enumerated m the largest is {top} "
+                   f"({float(top):.4f}, m = {where}), {over} it")
+    else:
+        top = max(at.values())
+        rel = "below" if top < ra else ("equal to" if top == ra else "above")
+        verdict = (f"m = {ma} is outside the enumerated range (m <= {max(at)}), so this does not "
+                   f"decide whether it is the maximum; every enumerated m has a maximum {rel} it "
+                   f"(largest {top} = {float(top):.4f})")
+    return [f"Annealing (`results/anneal/table.json`, k={k[0]}, n={n}) found `{b['instance']}` with "
+            f"ratio {ra} ({float(ra):.4f}) at m = {ma}: {verdict}.", ""]
+
+
 def _plot(series: dict[str, list[tuple[int, float]]], path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -309,6 +340,7 @@ def cmd_readme(a) -> None:
             ms = sorted({p[0] for p in pts})
             out += [f"Over m = {ms[0]}..{ms[-1]} the largest exact maximum is {best[1]:.4f}, at m = "
                     + ", ".join(str(p[0]) for p in pts if p[1] == best[1]) + ".", ""]
+            out += _against_annealing(files[0][1], pts)
         series[title] = sorted(pts)
     if series:
         _plot(series, HERE / "max_ratio.png")
