@@ -72,7 +72,7 @@ def test_dask_processes_over_tcp_survive_a_killed_worker(tmp_path):
     """``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1; one worker is killed
     with SIGKILL after some pieces are committed; the totals are exactly the local run's."""
     pytest.importorskip("distributed")
-    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    dask = [sys.executable, "-m", "dask", "scheduler"]
     sched_file = tmp_path / "scheduler.json"
     env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
     procs = []
@@ -81,7 +81,7 @@ def test_dask_processes_over_tcp_survive_a_killed_worker(tmp_path):
                                               "--scheduler-file", str(sched_file)],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
         _wait_for(sched_file.exists, 120, "the scheduler file")
-        workers = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
+        workers = [subprocess.Popen([sys.executable, "-m", "dask", "worker",
                                      "--scheduler-file", str(sched_file), "--nthreads", "1",
                                      "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
