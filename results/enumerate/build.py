@@ -126,10 +126,12 @@ def cmd_verify(a) -> None:
 # ---- estimates in core-hours for what was not run --------------------------------------------
 
 def cmd_estimate(a) -> None:
-    """Extrapolate worker seconds per member from the two largest measured m of a study
-    (t(m) = t(M) g^(m-M), g = t(M)/t(M-1)) and multiply by the class's member count for m
-    (counted by the generator, which is cheap); write estimate.json."""
-    import numpy as np
+    """Extrapolate CPU seconds per member from the two largest measured m of a study
+    (t(m) = t(M) g^(m-M), g = t(M)/t(M-1)) and multiply by the class's member count for m:
+    exact from one run of the generator over all m when the study asks for it
+    (``--exact-counts``), else C(N, m)/n! (N allowed requests; orbits under the n!
+    relabellings, a slight undercount); write estimate.json."""
+    from math import comb, factorial
 
     from mptsearch.enumerate.generate import EnumClass, count_class
 
@@ -137,9 +139,8 @@ def cmd_estimate(a) -> None:
     for study, (title, items) in STUDIES.items():
         if study not in PER_M:
             continue
-        files = _study_files(study)
         per = {}
-        for f, data in files:
+        for f, data in _study_files(study):
             for r in _rows(data):
                 if r["count"] and data["complete"] and len(data["by_m"]) == 1:
                     per[r["m"]] = (r["count"], data["run"]["cpu_seconds"] / r["count"])
@@ -147,26 +148,29 @@ def cmd_estimate(a) -> None:
             continue
         M = max(per)
         g = per[M][1] / per[M - 1][1] if M - 1 in per else 3.0
-        n, krange = data["class"]["n"], data["class"]["k"]
-        args = items[0][1]
-        t0 = time.perf_counter()
-        for m in range(M + 1, a.upto + 1):
-            cls = EnumClass(n, krange[0], krange[1], m, m)
-            if m > cls.n_requests or time.perf_counter() - t0 > a.count_budget:
-                break
-            count = int(count_class(cls)[m])
+        n, (klo, khi) = data["class"]["n"], data["class"]["k"]
+        N = EnumClass(n, klo, khi, 0, 0).n_requests
+        upto = min(N, a.upto if study in a.far else M + 2)
+        exact = study in a.exact_counts
+        counts = count_class(EnumClass(n, klo, khi, M + 1, upto)) if exact else None
+        for m in range(M + 1, upto + 1):
+            count = int(counts[m]) if exact else comb(N, m) // factorial(n)
             secs = count * per[M][1] * g ** (m - M)
             stem = items[0][0].format(m=m)
-            rows.append({"class": title, "m": m, "members": count, "core_hours": secs / 3600,
-                         "command": "mptsearch enumerate " + args.format(m=m) + " -q --shard "
+            rows.append({"class": title, "m": m, "members": count, "count": "exact" if exact else "approx",
+                         "core_hours": secs / 3600,
+                         "command": "mptsearch enumerate " + items[0][1].format(m=m) + " -q --shard "
                          "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT --store "
                          f"{stem}_$SLURM_ARRAY_TASK_ID.sqlite"})
             print(rows[-1], flush=True)
     method = ("Core-hours = members(m) x t(M) x g^(m-M): t(M) is the measured CPU seconds per "
-              "member of the whole command at the largest m measured here (M), g = t(M)/t(M-1) the measured growth per "
-              "request, and members(m) is counted by the generator. An extrapolation on a loaded "
-              "2-core machine, not a measurement; the pruned share may change with m. Run each "
-              "line as a SLURM array (docs/enumerate.md), then `mptsearch merge`.")
+              "member of the whole command at the largest m measured here (M), g = t(M)/t(M-1) "
+              "the measured growth per request; members(m) is counted by the generator (exact) "
+              "or approximated by C(N, m)/n! (approx). An extrapolation from a loaded 2-core "
+              "machine, not a measurement: the share of members decided without the DP rose "
+              "with m so far, and the DP's 3^m cost and 2^m memory dominate from m ~ 20 (the DP "
+              "stops at 22 requests: past it members the bounds cannot decide stay undecided). "
+              "Run each line as a SLURM array (docs/enumerate.md), then `mptsearch merge`.")
     _write_json(HERE / "estimate.json", {"method": method, "rows": rows})
 
 
@@ -363,10 +367,16 @@ def cmd_readme(a) -> None:
     est = HERE / "estimate.json"
     if est.exists():
         e = json.loads(est.read_text())
-        out += ["## Estimates for the rest (`estimate.json`)", "", e["method"], "",
-                "| class | m | members | est. core-hours | sharded command |", "|---|---|---|---|---|"]
+        out += ["## Estimates for the rest (`estimate.json`, `python results/enumerate/build.py estimate`)",
+                "", e["method"], "",
+                "| class | m | members | count | est. core-hours | sharded command |", "|---|---|---|---|---|---|"]
         for r in e["rows"]:
-            out.append(f"| {r['class']} | {r['m']} | {r['members']:,} | {r['core_hours']:.3g} | `{r['command']}` |")
+            out.append(f"| {r['class']} | {r['m']} | {r['members']:,} | {r['count']} | {r['core_hours']:.3g} | "
+                       f"`{r['command']}` |")
+        total = sum(r["core_hours"] for r in e["rows"] if r["class"].startswith("4-uniform families on 7"))
+        if total:
+            out += ["", f"4-uniform families on 7 chunks, m not run here up to the DP limit (22): about {total:,.0f} "
+                        "core-hours by this extrapolation.", ""]
         out.append("")
     text = "\n".join(out)
     tmp = HERE / ".README.md.tmp"
@@ -384,8 +394,9 @@ def main(argv=None) -> None:
     r.add_argument("-j", "--jobs", type=int, default=1)
     sub.add_parser("verify")
     e = sub.add_parser("estimate")
-    e.add_argument("--upto", type=int, default=35)
-    e.add_argument("--count-budget", type=float, default=120.0, help="seconds for counting members")
+    e.add_argument("--upto", type=int, default=22, help="largest m for the studies in --far (22: the DP limit)")
+    e.add_argument("--far", nargs="*", default=["k4n7"], help="studies estimated up to --upto")
+    e.add_argument("--exact-counts", nargs="*", default=["k4n7"], help="studies counted exactly")
     sub.add_parser("readme")
     a = ap.parse_args(argv)
     {"run": cmd_run, "verify": cmd_verify, "readme": cmd_readme, "estimate": cmd_estimate}[a.what](a)
