@@ -72,15 +72,30 @@ def test_each_member_once_n4():
     assert set(keys) == every
 
 
-def test_pieces_partition_the_class():
-    cls = EnumClass(6, 3, 3, 2, 9)
-    p, prefixes = split_pieces(cls, min_pieces=20)
-    rows = []
+@pytest.mark.parametrize("cls,min_pieces", [(EnumClass(6, 3, 3, 2, 9), 20),
+                                             (EnumClass(7, 4, 4, 7, 9), 64),
+                                             (EnumClass(5, 1, 5, 0, 6), 30)])
+def test_pieces_partition_the_class(cls, min_pieces):
+    p, prefixes, split = split_pieces(cls, min_pieces=min_pieces)
+    rows, sizes = [], []
     for q in range(len(prefixes) + 1):
-        masks, ms = generate_piece(cls, p, prefixes[q - 1] if q else None, q)
-        rows += [tuple(r[:m]) for r, m in zip(masks, ms)]
+        for a in (0, 2):
+            out = generate_piece(cls, p, prefixes[q - 1] if q else split, q, ancestors=a)
+            masks, ms = out[0], out[1]
+            if a:  # ancestors come on top of the same members, with their parents' rows
+                members = ms >= cls.mlo
+                assert [tuple(r[:m]) for r, m in zip(masks[members], ms[members])] == got
+                par = out[2]
+                ok = par >= 0
+                assert np.all(ms[ok] == ms[par[ok]] + 1) and np.all(par[ok] < np.flatnonzero(ok))
+                continue
+            got = [tuple(r[:m]) for r, m in zip(masks, ms)]
+        rows += got
+        sizes.append(len(got))
     assert len(rows) == len(set(rows)) == int(count_class(cls).sum())
     assert sorted(rows) == sorted(iter_families(cls))
+    if cls.mhi == 9 and cls.n == 7:  # the heavy first subtrees are split: no piece holds 25%
+        assert split and max(sizes) < 0.25 * len(rows)
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import pytest
 from mptsearch.cli import main
 from mptsearch.enumerate.generate import EnumClass
 from mptsearch.enumerate.run import run_enumeration
-from mptsearch.enumerate.store import StoreError, merge_stores
+from mptsearch.enumerate.store import StoreError, merge_stores, store_status
 
 CLS = EnumClass(6, 3, 3, 2, 9)
 
@@ -53,15 +53,12 @@ def test_incomplete_shard_is_refused(tmp_path):
     assert main(["merge", str(paths[0]), str(paths[1]), "--out", str(tmp_path / "m2.sqlite")]) == 2
 
 
-def test_sigkill_and_resume(tmp_path):
-    store = tmp_path / "k.sqlite"
-    cmd = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.exit(main(sys.argv[1:]))",
-           "enumerate", "--chunks", "7", "--k", "4", "--requests", "8", "--property", "ratio",
-           "--ratio", "3/2", "--no-progress", "--store", str(store)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _signal_after(cmd, store, sig, pieces):
+    """Start ``cmd``, send ``sig`` once ``pieces`` pieces are in ``store``; return the process."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     done = 0
     deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
+    while time.time() < deadline and proc.poll() is None and done < pieces:
         time.sleep(0.2)
         if store.exists():
             try:
@@ -69,15 +66,31 @@ def test_sigkill_and_resume(tmp_path):
                     done = c.execute("SELECT COUNT(*) FROM pieces").fetchone()[0]
             except sqlite3.OperationalError:
                 continue
-            if done >= 20:
-                break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
     assert done >= 1
+    return proc
+
+
+CMD = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.exit(main(sys.argv[1:]))",
+       "enumerate", "--chunks", "7", "--k", "4", "--requests", "8", "--property", "ratio",
+       "--ratio", "3/2", "-q", "-j", "1", "--ancestors", "0"]
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGKILL, -signal.SIGKILL), (signal.SIGTERM, 143),
+                                      (signal.SIGINT, 130)])
+def test_killed_run_resumes_to_the_same_totals(tmp_path, sig, code):
+    store = tmp_path / "k.sqlite"
+    cmd = CMD + ["--store", str(store)]
+    proc = _signal_after(cmd, store, sig, 20 if sig == signal.SIGKILL else 5)
+    assert proc.returncode == code
+    if sig != signal.SIGKILL:
+        assert b"run the same command again to resume" in proc.stderr.read()
+    assert not store_status(store)["complete"]
     assert subprocess.run(cmd, capture_output=True).returncode == 0
-    resumed = run_enumeration(EnumClass(7, 4, 4, 8, 8), store, prop="ratio", threshold="3/2")
+    resumed = run_enumeration(EnumClass(7, 4, 4, 8, 8), store, prop="ratio", threshold="3/2", ancestors=0)
     fresh = run_enumeration(EnumClass(7, 4, 4, 8, 8), tmp_path / "fresh.sqlite", prop="ratio",
-                            threshold="3/2")
+                            threshold="3/2", ancestors=0)
     assert resumed.complete and resumed.pieces_run == 0
     assert _key(resumed) == _key(fresh)
     assert fresh.by_m[8]["count"] == 5557 and fresh.by_m[8]["hits"] == 1
@@ -99,7 +112,7 @@ def test_dask_local_cluster_matches_local(tmp_path, reference):
     ["enumerate", "--chunks", "4", "--shard", "3/2"],
     ["enumerate", "--chunks", "11"],
     ["enumerate", "--chunks", "4", "--k", "2", "--requests", "7"],
-    ["merge", "/nonexistent.sqlite", "--out", "/tmp/x.sqlite"],
+    ["merge", "/nonexistent.sqlite", "--out", "never-written.sqlite"],
 ])
 def test_bad_input_exits_2(argv, capsys):
     assert main(argv) == 2

@@ -9,6 +9,7 @@ and call them, and so do the annealer and the enumerator:
 - :mod:`.glob`: the OPT_glob chunk-subset DP;
 - :mod:`.agglomerative`: agglomerative savings with "first" tie-breaking;
 - :mod:`.bounds`: the maximum spanning tree bound and the enumerator's pruning sandwich;
+- :mod:`.inherited`: OPT_free lower bounds inherited along the enumerator's generation tree;
 - :mod:`.workspace`: the one type of preallocated buffers.
 
 Each kernel is tested against its slow twin in ``tests/naive.py`` (``tests/test_kernels.py``).

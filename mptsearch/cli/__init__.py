@@ -30,6 +30,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "enumerate": ("enumerate", "enumerate_cmd", "Exhaustive isomorph-free enumeration of a class of instances."),
     "family": ("family", "family", "A named family (two-sunflowers, sunflowers, ...) with exact OPT_glob at any size."),
     "merge": ("enumerate", "merge_cmd", "Merge the shard stores of one enumeration run."),
+    "status": ("enumerate", "status_cmd", "Pieces done, hits and time left of enumeration stores."),
+    "hits": ("enumerate", "hits_cmd", "The hits (optionally the minimal ones) of an enumeration store."),
     "solve": ("solve", "solve", "Solve one instance exactly and with every heuristic and bound."),
     "verify": ("verify", "verify", "Verify OPT_free/OPT_glob by independent methods, recheck witnesses and claims."),
     "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),

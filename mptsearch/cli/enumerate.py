@@ -1,13 +1,21 @@
-"""``mptsearch enumerate`` and ``mptsearch merge``: exhaustive isomorph-free enumeration."""
+"""``mptsearch enumerate``, ``merge``, ``status`` and ``hits``: exhaustive isomorph-free
+enumeration, its shard stores, and what they hold (docs/enumerate.md)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import sys
+import time
+from contextlib import contextmanager
 
 import click
 
+from ..exitcodes import INTERRUPTED, OK, TERMINATED, UNDECIDED
 from . import fail
+from ._common import emit_json, quiet_option, write_json
 
 
 def _parse_range(text: str, what: str, any_hi: int | None = None) -> tuple[int, int]:
@@ -30,11 +38,94 @@ def _parse_shard(text: str) -> tuple[int, int]:
     return int(mt.group(1)), int(mt.group(2))
 
 
+def _emit(data: dict, as_json: bool, out: str | None) -> None:
+    if as_json:
+        emit_json(data)
+    if out:
+        write_json(out, data)
+
+
+def default_store(name: str) -> str:
+    """Where a store goes when ``--store`` is not given: the per-user cache folder
+    (``~/.cache/mptsearch/enumerate`` on Linux, as platformdirs defines it per system)."""
+    from platformdirs import user_cache_dir
+
+    return os.path.join(user_cache_dir("mptsearch"), "enumerate", f"{name}.sqlite")
+
+
+class _Progress:
+    """Progress on stderr: a bar when stderr is a terminal, else a line every ``every`` seconds
+    (members per second, pieces done, best ratio so far); nothing when quiet."""
+
+    def __init__(self, label: str, quiet: bool, every: float = 60.0):
+        self.label, self.quiet, self.every = label, quiet, every
+        self.bar = None
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        self.start_done = None
+
+    def __call__(self, done, total, members, best):
+        if self.quiet:
+            return
+        now = time.perf_counter()
+        rate = members / max(now - self.t0, 1e-9)
+        best_txt = "-" if best is None else f"{best} ({float(best):.4f})"
+        if self.start_done is None:
+            self.start_done = done
+            if sys.stderr.isatty():
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, initial=done, unit="piece", desc=self.label,
+                                dynamic_ncols=True, file=sys.stderr)
+            return
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{rate:,.0f} members/s, best {best_txt}", refresh=False)
+            self.bar.update(done - self.bar.n)
+        elif now - self.last >= self.every or done == total:
+            self.last = now
+            click.echo(f"progress: {done}/{total} pieces, {members:,} members this run "
+                       f"({rate:,.0f}/s), best ratio so far {best_txt}, {now - self.t0:.0f} s",
+                       err=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived (a batch scheduler's time limit)."""
+
+
+@contextmanager
+def _interruptible(store: str):
+    """Map Ctrl-C to exit 130 and SIGTERM to exit 143, saying that a rerun resumes.
+
+    The signal may land inside compiled code, which then surfaces as another exception
+    (numba's SystemError): the flag set by the handler, not the exception's type, decides."""
+    state = {"code": None}
+
+    def on_signal(signum, frame):
+        state["code"] = TERMINATED if signum == signal.SIGTERM else INTERRUPTED
+        raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield state
+    except (Exception, KeyboardInterrupt):
+        if state["code"] is None:
+            raise
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    if state["code"] is not None:
+        click.echo(f"mptsearch: interrupted; every finished piece is in {store}: run the same "
+                   f"command again to resume", err=True)
+
+
 @click.command("enumerate")
-@click.option("--chunks", "-n", type=int, required=True, help="Universe size n (chunks).")
-@click.option("--k", "k", default="any", show_default=True,
+@click.option("-n", "--chunks", type=int, required=True, help="Universe size n (chunks).")
+@click.option("-k", "--k", "k", default="any", show_default=True,
               help="Request size: K, LO-HI, or any (every nonempty size).")
-@click.option("--requests", "-m", "requests", default=None,
+@click.option("-m", "--requests", "requests", default=None,
               help="Number of requests: M or LO-HI (default: every m from 0).")
 @click.option("--property", "prop", type=click.Choice(["none", "gap", "ratio", "shortfall"]),
               default="gap", show_default=True, help="Which members to list as hits.")
@@ -42,27 +133,54 @@ def _parse_shard(text: str) -> tuple[int, int]:
               help="r of --property ratio: OPT_glob/OPT_free >= r (a fraction like 3/2 is exact).")
 @click.option("--shortfall", "shortfall", default="1.75", show_default=True,
               help="s of --property shortfall: optimal / agglomerative savings >= s.")
-@click.option("--minimal/--no-minimal", default=False, show_default=True,
-              help="Mark hits with no proper subfamily that has the property.")
+@click.option("--minimal", is_flag=True,
+              help="Mark hits with no proper subfamily that has the property (whole class only: "
+                   "refused on a shard or with --max-hits; after merge use `mptsearch hits --minimal`).")
 @click.option("--store", "store", default=None,
-              help="SQLite store (default results/enumerate/_work/<class>.sqlite); rerun to resume.")
+              help="SQLite store; rerun to resume. Default: the per-user cache folder (named in the output).")
+@click.option("--journal-mode", type=click.Choice(["auto", "wal", "delete", "truncate"]), default="auto",
+              show_default=True, help="SQLite journal of the store; auto: WAL on local disks, "
+                                      "DELETE on network file systems (NFS, Lustre, GPFS, BeeGFS, CIFS).")
 @click.option("--shard", "shard", default="0/1", show_default=True, help="Do shard i of N: i/N.")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Local worker processes.")
+@click.option("-j", "--jobs", type=click.IntRange(0), default=0, metavar="J",
+              help="Local worker processes  [default: all cores; 0 also means all cores]")
 @click.option("--scheduler", default=None, help="Dask scheduler address (tcp://HOST:8786).")
+@click.option("--scheduler-file", default=None, type=click.Path(dir_okay=False),
+              help="Dask scheduler file (written by `dask scheduler --scheduler-file FILE`).")
 @click.option("--backend", type=click.Choice(["own", "genbg"]), default="own", show_default=True,
               help="Generator: the compiled orderly one, or nauty's genbg if on PATH.")
-@click.option("--max-pieces", type=int, default=None, help="Stop after this many pieces (resume later).")
-@click.option("--out", "out", default=None, help="Write the summary as JSON here.")
-@click.option("--progress/--no-progress", default=True, show_default=True)
-def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, shard, jobs,
-                  scheduler, backend, max_pieces, out, progress):
+@click.option("--max-pieces", type=click.IntRange(1), default=None,
+              help="Stop after this many pieces (exit 3; resume later).")
+@click.option("--max-hits", type=click.IntRange(0), default=None,
+              help="Keep at most this many hits per piece in the store (all are counted).")
+@click.option("--exact-limit", type=click.IntRange(2, 30), default=None,
+              help="Largest m for the exact O(3^m) DP (default 22); past it, members the bounds "
+                   "cannot decide are undecided and the run is incomplete.")
+@click.option("--ancestors", type=click.IntRange(0, 8), default=None,
+              help="Generations above the least m evaluated to feed the bounds inherited along the "
+                   "generation tree (default 2); 0 turns that pruning off (same results, more DPs).")
+@click.option("-t", "--time-limit", type=click.FloatRange(0, min_open=True), default=None,
+              metavar="SECONDS", help="Stop after this many seconds (exit 3; a rerun resumes).")
+@click.option("-o", "--out", "out", default=None, metavar="PATH", help="Write the summary (JSON) to PATH.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no notes on stderr.")
+@click.option("--progress/--no-progress", "progress", default=True, hidden=True,
+              help="Kept for older scripts: --no-progress hides the progress (see -q).")
+def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, journal_mode, shard,
+                  jobs, scheduler, scheduler_file, backend, max_pieces, max_hits, exact_limit,
+                  ancestors, time_limit, out, as_json, quiet, progress):
     """Enumerate every family of distinct requests on CHUNKS chunks once up to relabelling,
-    evaluate OPT_free, OPT_glob and the heuristics, and list the members with the property."""
-    from fractions import Fraction
-    from pathlib import Path
+    evaluate OPT_free, OPT_glob and the heuristics, and list the members with the property.
 
+    Exit 0 when the class (or shard) is complete, 3 when pieces are left or members were left
+    undecided (rerun to resume), 130 on Ctrl-C and 143 on SIGTERM (finished pieces are kept)."""
+    from fractions import Fraction
+
+    from ..enumerate.evaluate import EXACT_M_LIMIT
     from ..enumerate.generate import EnumClass
-    from ..enumerate.run import format_table, minimal_hits, run_enumeration, compact_masks
+    from ..enumerate.prune import DEFAULT_ANCESTORS
+    from ..enumerate.run import (MinimalityError, check_minimal_allowed, compact_masks,
+                                 format_table, minimal_hits, result_dict, run_enumeration)
     from ..enumerate.store import StoreError
     from ..instance import InstanceError
 
@@ -78,77 +196,212 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, s
         cls = EnumClass(chunks, klo, khi, mlo, mhi)
     except InstanceError as exc:
         fail(str(exc))
-    if jobs < 1:
-        fail(f"--jobs must be >= 1, got {jobs}")
     sh = _parse_shard(shard)
+    if minimal and prop == "none":
+        fail("--minimal needs a property (--property gap, ratio or shortfall)")
+    if minimal and sh[1] > 1:
+        fail(f"--minimal compares hits across the whole class, and --shard {sh[0]}/{sh[1]} is one "
+             f"part of it: run every shard without --minimal, then `mptsearch merge S0 S1 ... "
+             f"-o all.sqlite` and `mptsearch hits all.sqlite --minimal`")
+    if minimal and max_hits is not None:
+        fail("--minimal needs every hit and --max-hits drops some: run without --max-hits, "
+             "or without --minimal and then `mptsearch hits STORE --minimal` on a full store")
+    if scheduler and scheduler_file:
+        fail("give --scheduler or --scheduler-file, not both")
+    if scheduler_file and not os.path.isfile(scheduler_file):
+        fail(f"no such scheduler file: {scheduler_file}")
     if backend == "genbg":
         from ..enumerate.genbg import genbg_path
         if genbg_path() is None:
             fail("--backend genbg needs nauty's genbg on PATH (Debian: apt-get install nauty)")
     if store is None:
-        name = f"n{chunks}_k{klo}-{khi}_m{mlo}-{cls.m_top}_{prop}_{backend}"
-        store = str(Path("results/enumerate/_work") / f"{name}_shard{sh[0]}of{sh[1]}.sqlite")
-    try:
-        res = run_enumeration(cls, store, prop=prop, threshold=thr, shard=sh, jobs=jobs,
-                              scheduler=scheduler, backend=backend, progress=progress,
-                              max_pieces=max_pieces)
-    except StoreError as exc:
-        fail(str(exc))
+        name = f"n{chunks}_k{klo}-{khi}_m{mlo}-{cls.m_top}_{prop}"
+        if prop in ("ratio", "shortfall"):
+            name += f"{thr.numerator}_{thr.denominator}"
+        store = default_store(f"{name}_{backend}_shard{sh[0]}of{sh[1]}")
+    jobs = jobs or os.cpu_count() or 1
+    bar = _Progress(cls.describe(), quiet or not progress)
+    res = None
+    with _interruptible(store) as state:
+        try:
+            res = run_enumeration(cls, store, prop=prop, threshold=thr, shard=sh, jobs=jobs,
+                                  scheduler=scheduler, scheduler_file=scheduler_file,
+                                  backend=backend, progress=bar, max_pieces=max_pieces,
+                                  max_hits=max_hits, journal_mode=journal_mode,
+                                  exact_limit=exact_limit or EXACT_M_LIMIT, time_limit=time_limit,
+                                  ancestors=DEFAULT_ANCESTORS if ancestors is None else ancestors)
+        except StoreError as exc:
+            fail(str(exc))
+        except OSError as exc:
+            fail(f"cannot use the store {store}: {exc.strerror or exc}")
+        finally:
+            bar.close()
+    if state["code"] is not None:
+        return state["code"]
+    mins, refusal = None, None
+    if minimal:
+        try:
+            check_minimal_allowed(res)
+            mins = minimal_hits(cls, res.hits, prop, thr)
+        except MinimalityError as exc:
+            refusal = str(exc)
+    data = result_dict(res, mins)
+    _emit(data, as_json, out)
+    if not as_json:
+        _print_human(res, mins, cls, prop, thr, compact_masks, format_table)
+    if refusal:
+        click.echo(f"mptsearch: minimality not computed: {refusal}", err=True)
+    return OK if res.complete else UNDECIDED
+
+
+def _print_human(res, mins, cls, prop, thr, compact_masks, format_table):
     click.echo(f"class {cls.describe()}, property {prop}"
                + (f" >= {thr}" if prop in ("ratio", "shortfall") else "")
-               + f", shard {sh[0]}/{sh[1]}, store {store}")
-    click.echo(f"pieces: {res.pieces_run} run now, complete: {res.complete}; wall {res.seconds:.1f} s, "
-               f"worker time (all runs) {res.worker_seconds:.1f} s")
+               + f", shard {res.shard[0]}/{res.shard[1]}")
+    state = (f"resumed: {res.resumed} of {res.pieces_total} pieces were already done"
+             if res.resumed else "new")
+    click.echo(f"store {res.store} ({state}; journal {res.journal_mode})")
+    left = res.pieces_total - res.pieces_done
+    verdict = "complete" if res.complete else (
+        "incomplete: " + ", ".join(x for x in (f"{left} pieces left" if left else "",
+                                               f"{res.undecided:,} members undecided (past "
+                                               f"--exact-limit)" if res.undecided else "") if x)
+        + "; run the same command again to resume")
+    click.echo(f"pieces: {res.pieces_done} of {res.pieces_total} done ({res.pieces_run} now), "
+               f"{verdict}; wall {res.seconds:.1f} s, worker time (all runs) {res.worker_seconds:.1f} s")
     click.echo(format_table(res))
-    mins = minimal_hits(cls, res.hits, prop, thr) if (minimal and res.complete and prop != "none") else None
+    _print_hits(res, mins, cls, compact_masks)
+
+
+def _print_hits(res, mins, cls, compact_masks, limit: int | None = 50):
     rows = list(enumerate(res.hits))
     if mins is not None:
         rows = [(j, h) for j, h in rows if mins[j]]
         click.echo(f"minimal hits: {len(rows)} of {len(res.hits)} hits")
-    shown = rows[:50]
+    shown = rows if limit is None else rows[:limit]
+    if res.hits_stored < res.hits_total:
+        click.echo(f"hits stored: {res.hits_stored} of {res.hits_total} (--max-hits)")
     if shown:
-        click.echo(f"hits ({len(rows)}{', first 50' if len(rows) > 50 else ''}):")
+        more = f", first {limit}; all: mptsearch hits {res.store}" if len(shown) < len(rows) else ""
+        click.echo(f"hits ({len(rows)}{more}):")
         for j, (piece, m, masks, f, g, a, gr) in shown:
             tag = "" if mins is None else ("  minimal" if mins[j] else "  not minimal")
             click.echo(f"  {compact_masks(masks, cls.n):<40} OPT_free {f} OPT_glob {g} "
                        f"agglomerative {a} greedy {gr}{tag}")
-    if out:
-        data = {"class": {"n": cls.n, "k": [cls.klo, cls.khi], "m": [cls.mlo, cls.m_top]},
-                "property": prop, "threshold": str(thr), "shard": list(sh), "complete": res.complete,
-                "wall_seconds": res.seconds, "worker_seconds": res.worker_seconds,
-                "by_m": {m: {**{k2: v for k2, v in t.items() if k2 != "max"},
-                             "max": None if t["max"] is None else str(t["max"])}
-                         for m, t in res.by_m.items()},
-                "hits": [{"requests": compact_masks(h[2], cls.n), "m": h[1], "opt_free": h[3],
-                          "opt_glob": h[4], "agglomerative": h[5], "greedy": h[6],
-                          **({} if mins is None else {"minimal": mins[j]})}
-                         for j, h in enumerate(res.hits)]}
-        from .. import __version__
-        data["version"] = __version__
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(json.dumps(data, indent=1) + "\n")
-    return 0 if res.complete else 0
 
 
 @click.command("merge")
 @click.argument("stores", nargs=-1, required=True)
-@click.option("--out", "out", required=True, help="The merged store (a new file).")
-def merge_cmd(stores, out):
-    """Merge the shard stores (i/N for every i) of one enumeration run into one store."""
-    from ..enumerate.run import RunResult, format_table
-    from ..enumerate.generate import EnumClass
-    from ..enumerate.store import StoreError, merge_stores, totals
+@click.option("-o", "--out", "out", required=True, metavar="PATH", help="The merged store (a new file).")
+@click.option("--journal-mode", type=click.Choice(["auto", "wal", "delete", "truncate"]), default="auto",
+              show_default=True, help="SQLite journal mode (see enumerate).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
+@quiet_option
+def merge_cmd(stores, out, journal_mode, as_json, quiet):
+    """Merge the shard stores (i/N for every i) of one enumeration run into one store.
+
+    Exit 0 when the merged class is complete, 3 when members were left undecided."""
+    from ..enumerate.run import format_table, read_result, result_dict
+    from ..enumerate.store import StoreError, merge_stores
 
     try:
-        merged = merge_stores(list(stores), out)
+        merge_stores(list(stores), out, journal_mode).close()
+        res = read_result(out)
     except StoreError as exc:
         fail(str(exc))
-    meta = merged.run_meta
-    cls = EnumClass(*meta["class"])
-    res = RunResult(cls, totals(merged.summaries()), merged.hits(), meta["pieces"], 0, 0.0,
-                    merged.seconds(), merged.complete())
-    merged.close()
-    click.echo(f"merged {len(stores)} shard store(s) into {out}: class {cls.describe()}, "
-               f"property {meta['property']}")
-    click.echo(format_table(res))
-    return 0
+    if as_json:
+        click.echo(json.dumps(result_dict(res), allow_nan=False))
+    else:
+        click.echo(f"merged {len(stores)} shard store(s) into {out}: class {res.cls.describe()}, "
+                   f"property {res.prop}, {'complete' if res.complete else 'incomplete'}")
+        click.echo(format_table(res))
+        if res.prop != "none":
+            click.echo(f"hits: mptsearch hits {out}  (add --minimal for the minimal ones, --json for JSON)")
+    return OK if res.complete else UNDECIDED
+
+
+@click.command("status")
+@click.argument("stores", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
+@quiet_option
+def status_cmd(stores, as_json, quiet):
+    """Pieces done and total, members, hits, best ratio and time left of enumeration stores
+    (read only; safe while runs write to them). Exit 0 when every store is complete, else 3."""
+    from fractions import Fraction
+
+    from ..enumerate.generate import EnumClass
+    from ..enumerate.store import StoreError, store_status
+
+    rows = []
+    for path in stores:
+        try:
+            rows.append(store_status(path))
+        except StoreError as exc:
+            fail(str(exc))
+    for r in rows:
+        r["best_ratio"] = None if r["best_ratio"] is None else str(r["best_ratio"])
+    if as_json:
+        total = {k: sum(r[k] for r in rows) for k in ("pieces_done", "pieces_total", "members", "hits")}
+        click.echo(json.dumps({"stores": rows, **total, "complete": all(r["complete"] for r in rows)},
+                              allow_nan=False))
+    else:
+        for r in rows:
+            desc = EnumClass(*r["class"]).describe()
+            left = r["wall_seconds_left"]
+            eta = "done" if r["pieces_done"] == r["pieces_total"] else (
+                "time left unknown" if left is None else f"~{_duration(left)} left at the recent rate")
+            core = r["worker_seconds_left"]
+            core_txt = "" if core is None or r["pieces_done"] == r["pieces_total"] \
+                else f" (~{core / 3600:.2g} core-hours of work)"
+            best = "-" if r["best_ratio"] is None else f"{float(Fraction(r['best_ratio'])):.4f}"
+            und = f", {r['undecided']:,} undecided" if r["undecided"] else ""
+            click.echo(f"{r['store']}: {desc} {r['property']}, shard "
+                       f"{r['shard'][0]}/{r['shard'][1]}: {r['pieces_done']}/{r['pieces_total']} pieces, "
+                       f"{r['members']:,} members{und}, {r['hits']:,} hits, best ratio {best}; "
+                       f"{eta}{core_txt}")
+    return OK if all(r["complete"] for r in rows) else UNDECIDED
+
+
+def _duration(sec: float) -> str:
+    if sec < 120:
+        return f"{sec:.0f} s"
+    if sec < 7200:
+        return f"{sec / 60:.0f} min"
+    return f"{sec / 3600:.1f} h"
+
+
+@click.command("hits")
+@click.argument("store")
+@click.option("--minimal", is_flag=True,
+              help="Only the hits with no proper subfamily that has the property (needs a complete, "
+                   "merged or unsharded store that kept every hit).")
+@click.option("-o", "--out", "out", default=None, metavar="PATH", help="Write the hits (JSON) to PATH.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
+@quiet_option
+def hits_cmd(store, minimal, out, as_json, quiet):
+    """The hits of an enumeration store (a merged one, or a run's own), optionally only the
+    minimal ones. Exit 2 when --minimal cannot be decided from this store (with the command
+    that works)."""
+    from ..enumerate.run import (MinimalityError, check_minimal_allowed, compact_masks,
+                                 minimal_hits, read_result, result_dict)
+    from ..enumerate.store import StoreError
+
+    try:
+        res = read_result(store)
+    except StoreError as exc:
+        fail(str(exc))
+    mins = None
+    if minimal:
+        try:
+            check_minimal_allowed(res)
+        except MinimalityError as exc:
+            fail(str(exc))
+        mins = minimal_hits(res.cls, res.hits, res.prop, res.threshold)
+    data = result_dict(res, mins)
+    data.pop("by_m")
+    if mins is not None:
+        data["hits"] = [h for h in data["hits"] if h["minimal"]]
+    _emit(data, as_json, out)
+    if not as_json:
+        _print_hits(res, mins, res.cls, compact_masks, limit=None)
+    return OK if res.complete else UNDECIDED

@@ -5,7 +5,9 @@ computes, with no Python per member:
 
 - OPT_glob exactly (the O(2^n (m + n)) chunk-subset DP of :mod:`mptsearch.exact.glob`);
 - a certified lower bound on OPT_free, the larger of the MST bound (sum_i w(R_i) minus a
-  maximum spanning tree over w(R_i ∩ R_j)) and the weight of the chunks in use;
+  maximum spanning tree over w(R_i ∩ R_j)), the weight of the chunks in use, and any lower
+  bound the caller knows (``lower_bounds``: those inherited along the generation tree,
+  :mod:`mptsearch.enumerate.prune`);
 - a certified upper bound on OPT_free, the cost of the agglomerative hierarchy (deterministic
   "first" tie-breaking), whose savings also give the shortfall's denominator;
 - OPT_free exactly by the O(3^m) subset DP of Theorem 1 — only when the bounds cannot already
@@ -17,9 +19,10 @@ Properties (``prop``): ``"gap"`` (OPT_glob > OPT_free), ``"ratio"`` (OPT_glob / 
 the property, the exact maximum of OPT_glob / OPT_free for each m is found: members are taken
 by decreasing upper bound OPT_glob / LB, starting from the best certified lower bound
 OPT_glob / UB of the batch, and the DP runs only while the upper bound reaches the best exact
-ratio so far. Every member whose ratio equals the maximum is evaluated, so the number of
-members attaining it is exact. All decisions depend on the batch only, so results do not
-depend on the order in which batches are processed or on the number of workers.
+ratio so far (or from a floor the caller knows to be attained elsewhere in the class). Every
+member whose ratio equals the maximum is evaluated, so the number of members attaining it is
+exact. The maxima, ``attained`` counts and hits do not depend on the order in which batches
+are processed or on the number of workers; with floors, how many DPs ran does.
 """
 
 from __future__ import annotations
@@ -53,8 +56,9 @@ def _exact_free(masks, ms, i, w, exact_limit, ws, total, free):
 
 
 @njit(cache=True)
-def _glob_and_bounds(masks, ms, n, w, ws, total, glob, lb, ub, aggsav, free):
-    """Phase 1: OPT_glob and the two bounds of every member (free[i] = -1: not known yet)."""
+def _glob_and_bounds(masks, ms, n, w, ws, lbin, total, glob, lb, ub, aggsav, free):
+    """Phase 1: OPT_glob and the two bounds of every member (free[i] = -1: not known yet);
+    ``lbin[i]`` is a lower bound on OPT_free known beforehand (0 when none)."""
     for i in range(masks.shape[0]):
         m = ms[i]
         R = masks[i]
@@ -70,7 +74,7 @@ def _glob_and_bounds(masks, ms, n, w, ws, total, glob, lb, ub, aggsav, free):
             continue
         chunk_sets(R, m, n, ws.S)
         glob[i] = glob_table(ws.S, w, n, m, ws.G, ws.classes, ws.ncls, ws.singles)
-        lb[i] = low
+        lb[i] = max(low, lbin[i])
         aggsav[i] = agg
         ub[i] = tot - agg
 
@@ -94,13 +98,17 @@ def _decide_property(masks, ms, w, prop, pn, pd, exact_limit, ws, total, glob, l
 
 
 @njit(cache=True)
-def _max_ratio(masks, ms, w, exact_limit, ws, total, glob, lb, ub, free):
+def _max_ratio(masks, ms, w, exact_limit, ws, fn, fd, total, glob, lb, ub, free):
     """Phase 3: the exact maximum of OPT_glob / OPT_free for each m, members taken by
-    decreasing upper bound OPT_glob / LB while it reaches the best exact ratio so far."""
+    decreasing upper bound OPT_glob / LB while it reaches the best exact ratio so far,
+    starting from the floor fn[m] / fd[m] (0/1 when none)."""
     B = masks.shape[0]
     mcap = masks.shape[1] + 1
     bn = np.zeros(mcap, dtype=np.int64)
     bd = np.ones(mcap, dtype=np.int64)
+    for m in range(min(mcap, fn.shape[0])):
+        bn[m] = fn[m]
+        bd[m] = fd[m]
     for i in range(B):
         m = ms[i]
         if m >= 2 and glob[i] * bd[m] > bn[m] * ub[i]:
@@ -126,12 +134,12 @@ def _max_ratio(masks, ms, w, exact_limit, ws, total, glob, lb, ub, free):
 
 
 @njit(cache=True)
-def _evaluate(masks, ms, n, w, prop, pn, pd, exact_limit, ws,
+def _evaluate(masks, ms, n, w, prop, pn, pd, exact_limit, ws, lbin, fn, fd,
               total, glob, lb, ub, aggsav, free):
-    _glob_and_bounds(masks, ms, n, w, ws, total, glob, lb, ub, aggsav, free)
+    _glob_and_bounds(masks, ms, n, w, ws, lbin, total, glob, lb, ub, aggsav, free)
     _decide_property(masks, ms, w, prop, pn, pd, exact_limit, ws, total, glob, lb,
                      aggsav, free)
-    _max_ratio(masks, ms, w, exact_limit, ws, total, glob, lb, ub, free)
+    _max_ratio(masks, ms, w, exact_limit, ws, fn, fd, total, glob, lb, ub, free)
 
 
 @dataclass
@@ -166,7 +174,8 @@ class BatchResult:
 
 
 def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, prop: str = "none",
-                   threshold: Fraction | float = 1, exact_limit: int = EXACT_M_LIMIT) -> BatchResult:
+                   threshold: Fraction | float = 1, exact_limit: int = EXACT_M_LIMIT,
+                   lower_bounds=None, ratio_floor: dict | None = None) -> BatchResult:
     """Evaluate a batch of families on n chunks (``masks[i, :ms[i]]`` request bitmasks).
 
     Parameters
@@ -178,6 +187,18 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
     weights : array of n positive ints, optional (unit weights by default)
     prop : {"none", "gap", "ratio", "shortfall"}
     threshold : the r of ``ratio`` or the s of ``shortfall`` (a Fraction is exact)
+    exact_limit : members with more requests than this that the bounds cannot decide are
+        left undecided (free -2)
+    lower_bounds : int64 array (B,), optional
+        Certified lower bounds on each member's OPT_free known to the caller; the DP is
+        skipped wherever they (with the batch's own bounds) decide the member. A wrong
+        bound makes wrong results: pass only proved ones.
+    ratio_floor : {m: Fraction}, optional
+        For each m, a ratio OPT_glob / OPT_free that some family with m requests (in this
+        batch or elsewhere in the class) attains exactly. Members whose upper bound
+        OPT_glob / LB is below it cannot reach the class's maximum and skip the DP; a member
+        attaining the class's maximum is still always evaluated. The batch's own maximum is
+        then exact only where it reaches the floor.
 
     Returns
     -------
@@ -199,11 +220,19 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
     ms = np.ascontiguousarray(ms, dtype=np.int64)
     B = masks.shape[0]
     arrs = [np.zeros(B, dtype=np.int64) for _ in range(6)]
+    lbin = np.zeros(B, dtype=np.int64) if lower_bounds is None else \
+        np.ascontiguousarray(lower_bounds, dtype=np.int64)
+    fn = np.zeros(masks.shape[1] + 1, dtype=np.int64)
+    fd = np.ones(masks.shape[1] + 1, dtype=np.int64)
+    for m, r in (ratio_floor or {}).items():
+        if 0 <= int(m) < len(fn):
+            r = Fraction(r)
+            fn[int(m)], fd[int(m)] = r.numerator, r.denominator
     if B:
         mmax = max(int(ms.max()), 1)
         # every DP value is at most sum_i w(R_i) <= m * w(universe): int16 when that fits
         ws = workspace(n, max(mmax, masks.shape[1]), dp_dtype(mmax * int(w.sum())),
                        table_m=min(mmax, exact_limit))
         _evaluate(masks, ms, n, w, _PROP_CODE[prop], thr.numerator, thr.denominator,
-                  exact_limit, ws, *arrs)
+                  exact_limit, ws, lbin, fn, fd, *arrs)
     return BatchResult(*arrs)

@@ -2,26 +2,35 @@
 
 :func:`run_enumeration` splits the class into pieces (depending on the class only), keeps the
 pieces of its shard ``i/N`` (piece q belongs to shard q mod N), skips those the store already
-holds, and runs the rest with joblib: local processes (``jobs``), or a Dask cluster through
-joblib's Dask backend (``scheduler``). Each worker generates and evaluates one whole piece in
-compiled code and returns a small summary; the driver commits it to the store. The totals are
-built from the store only, so they are the same whatever the worker count, the shard split or
-the interruptions.
+holds, and runs the rest: in this process, on local processes (joblib's loky backend,
+``jobs``), or on a Dask cluster (``scheduler`` address or ``scheduler_file``). Each worker
+generates and evaluates one whole piece in compiled code and returns a small summary; the
+driver commits each piece to the store as soon as it finishes, whatever the order in which
+the pieces were submitted. The totals are built from the store only, so they are the same
+whatever the worker count, the shard split, the completion order or the interruptions.
+
+A run is *complete* when every piece of its shard is stored and no member was left
+undecided (a member past the exact DP's limit that the bounds could not rule out): only then
+are the per-m maxima and ``attained`` counts exact.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import permutations
 
 import numpy as np
 
+from .evaluate import EXACT_M_LIMIT
 from .generate import EnumClass, generate_piece, split_pieces
+from .prune import DEFAULT_ANCESTORS, evaluate_tree
 from .store import Store, totals
 
-__all__ = ["run_enumeration", "piece_job", "RunResult", "minimal_hits", "format_table"]
+__all__ = ["run_enumeration", "piece_job", "RunResult", "minimal_hits", "format_table",
+           "compact_masks", "result_dict", "MinimalityError", "check_minimal_allowed",
+           "result_from_store", "read_result"]
 
 
 @dataclass
@@ -36,6 +45,20 @@ class RunResult:
     seconds: float
     worker_seconds: float
     complete: bool
+    pieces_total: int = 0  #: pieces of this run's shard
+    pieces_done: int = 0  #: of them, in the store now
+    resumed: int = 0  #: pieces already in the store when this run started
+    undecided: int = 0  #: members left undecided (past the exact limit)
+    hits_stored: int = 0  #: hits kept in the store (all are counted in by_m)
+    shard: tuple = (0, 1)
+    prop: str = "none"
+    threshold: Fraction = field(default_factory=lambda: Fraction(1))
+    store: str = ""
+    journal_mode: str = ""
+
+    @property
+    def hits_total(self) -> int:
+        return sum(t["hits"] for t in self.by_m.values())
 
 
 def _masks_to_requests(masks, n):
@@ -52,13 +75,22 @@ def _heuristic_costs(masks, n):
 
 
 def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: Fraction,
-              backend: str = "own", max_hits: int = 100000):
+              backend: str = "own", max_hits: int | None = None,
+              exact_limit: int = EXACT_M_LIMIT, ancestors: int = DEFAULT_ANCESTORS,
+              ratio_floor: dict | None = None):
     """Generate and evaluate one piece; return ``(piece, seconds, summary, hits)``.
 
     The summary maps each m to counts (members, pruned, evaluated, undecided, hits) and the
-    piece's exact maximum of OPT_glob / OPT_free with the number of members attaining it and
-    the first of them in generation order. Hits list ``(m, masks, OPT_free, OPT_glob,
-    agglomerative cost, greedy cost)``; at most ``max_hits`` are kept (all are counted).
+    piece's exact maximum of OPT_glob / OPT_free over its decided members, with the number of
+    members attaining it and the first of them in generation order. Hits list ``(m, masks,
+    OPT_free, OPT_glob, agglomerative cost, greedy cost)``; at most ``max_hits`` are kept
+    (all are counted). Members with more than ``exact_limit`` requests that the bounds cannot
+    decide are counted as undecided. With ``ancestors > 0`` (and the own generator) the
+    bounds inherited along the generation tree prune the DP (:mod:`.prune`); 0 evaluates
+    every member with its own bounds only. Both give the same results except for the
+    pruned / evaluated split. ``ratio_floor`` ({m: ratio attained elsewhere in the class})
+    lets members that cannot reach it skip the DP; then the piece's own maximum for m is
+    exact only where it reaches the floor (the class's maximum always is).
     """
     from .evaluate import evaluate_batch
 
@@ -66,55 +98,153 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     if backend == "genbg":
         from .genbg import genbg_piece
         masks, ms = genbg_piece(cls, piece, p)
+        res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
+                             exact_limit=exact_limit, ratio_floor=ratio_floor)
+    elif ancestors > 0:
+        masks, ms, parents = generate_piece(cls, p, prefix, piece, ancestors=ancestors)
+        res = evaluate_tree(masks, ms, parents, cls.n, cls.mlo, prop=prop, threshold=threshold,
+                            exact_limit=exact_limit, ratio_floor=ratio_floor)
     else:
         masks, ms = generate_piece(cls, p, prefix, piece)
-    res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold)
-    summary, hits = {}, []
-    for i in range(len(ms)):
+        res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
+                             exact_limit=exact_limit, ratio_floor=ratio_floor)
+    summary, hit_rows = _summarize(res, ms, masks, cls.mlo, prop, threshold)
+    hits = []
+    for i in hit_rows[:max_hits] if max_hits is not None else hit_rows:
         m = int(ms[i])
-        s = summary.setdefault(m, {"count": 0, "pruned": 0, "evaluated": 0, "undecided": 0,
-                                   "hits": 0, "max_num": 0, "max_den": 0, "attain": 0,
-                                   "witness": None})
-        s["count"] += 1
-        f, g = int(res.free[i]), int(res.glob[i])
-        if f == -2:
-            s["undecided"] += 1
-        elif f == -1 or m <= 1:
-            s["pruned"] += 1
-        else:
-            s["evaluated"] += 1
-        if f > 0 and m >= 1:
-            if s["max_den"] == 0 or g * s["max_den"] > s["max_num"] * f:
-                s["max_num"], s["max_den"], s["attain"] = g, f, 1
-                s["witness"] = [int(r) for r in masks[i, :m]]
-            elif g * s["max_den"] == s["max_num"] * f:
-                s["attain"] += 1
-        if res.has_property(i, prop, threshold):
-            s["hits"] += 1
-            if len(hits) < max_hits:
-                row = [int(r) for r in masks[i, :m]]
-                hits.append((m, row, f, g, *_heuristic_costs(row, cls.n)))
+        row = [int(r) for r in masks[i, :m]]
+        hits.append((m, row, int(res.free[i]), int(res.glob[i]), *_heuristic_costs(row, cls.n)))
     return piece, time.perf_counter() - t0, summary, hits
 
 
-def _run_meta(cls, prop, threshold, backend, p, n_pieces):
+def _property_mask(res, prop: str, threshold: Fraction) -> np.ndarray:
+    """Vectorised :meth:`BatchResult.has_property` over all rows."""
+    f, g = res.free, res.glob
+    num, den = threshold.numerator, threshold.denominator
+    if prop == "gap":
+        return (f >= 0) & (g > f)
+    if prop == "ratio":
+        return (f > 0) & (g * den >= num * f)
+    if prop == "shortfall":
+        sav, agg = res.total - f, res.aggsav
+        return (f >= 0) & (sav > 0) & ((agg == 0) | (sav * den >= num * agg))
+    return np.zeros(len(f), dtype=bool)
+
+
+def _summarize(res, ms, masks, mlo: int, prop: str, threshold: Fraction):
+    """Per-m counts, the exact maximum ratio over the decided members with how many attain it
+    and the first of them in generation order; and the rows of the hits (members only)."""
+    rows = np.flatnonzero(ms >= mlo)
+    summary = {}
+    for m in np.unique(ms[rows]):
+        r = rows[ms[rows] == m]
+        f, g = res.free[r], res.glob[r]
+        undecided = int((f == -2).sum())
+        pruned = len(r) - undecided if m <= 1 else int((f == -1).sum())
+        s = {"count": len(r), "pruned": pruned, "evaluated": len(r) - pruned - undecided,
+             "undecided": undecided, "hits": 0, "max_num": 0, "max_den": 0, "attain": 0,
+             "witness": None}
+        ok = f > 0
+        if ok.any():
+            ratio = g[ok] / f[ok]
+            near = r[ok][ratio >= ratio.max() * (1 - 1e-12)]  # exact comparison among these
+            best = max(Fraction(int(res.glob[i]), int(res.free[i])) for i in near)
+            attaining = [i for i in near if Fraction(int(res.glob[i]), int(res.free[i])) == best]
+            first = min(attaining)
+            s.update(max_num=int(res.glob[first]), max_den=int(res.free[first]),
+                     attain=len(attaining), witness=[int(x) for x in masks[first, :m]])
+        summary[int(m)] = s
+    has = _property_mask(res, prop, threshold)
+    has[ms < mlo] = False
+    hit_rows = np.flatnonzero(has)
+    for m in np.unique(ms[hit_rows]):
+        summary[int(m)]["hits"] = int((ms[hit_rows] == m).sum())
+    return summary, hit_rows
+
+
+def _run_meta(cls, prop, threshold, backend, p, n_pieces, split):
     return {"class": [cls.n, cls.klo, cls.khi, cls.mlo, cls.mhi], "property": prop,
-            "threshold": str(threshold), "backend": backend, "split_depth": p, "pieces": n_pieces}
+            "threshold": str(threshold), "backend": backend, "split_depth": p, "pieces": n_pieces,
+            "split": "balanced-1", "split_families": len(split)}
 
 
 def plan(cls: EnumClass, backend: str = "own", min_pieces: int = 256):
-    """The split of the class into pieces: ``(p, prefixes, n_pieces)``."""
+    """The split of the class into pieces: ``(p, prefixes, split, n_pieces)``
+    (:func:`mptsearch.enumerate.generate.split_pieces`)."""
     if backend == "genbg":
         from .genbg import genbg_pieces
-        return genbg_pieces(cls)
-    p, prefixes = split_pieces(cls, min_pieces)
-    return p, prefixes, 1 + len(prefixes)
+        p, prefixes, n = genbg_pieces(cls)
+        return p, prefixes, [], n
+    p, prefixes, split = split_pieces(cls, min_pieces)
+    return p, prefixes, split, 1 + len(prefixes)
+
+
+def _in_completion_order(tasks, jobs: int, scheduler: str | None, scheduler_file: str | None,
+                         fn=piece_job):
+    """Run ``fn(*args)`` (:func:`piece_job`) for every args in ``tasks``; yield the results as
+    they finish. ``tasks`` is consumed lazily, a few tasks ahead of the workers, so that each
+    task can carry what the finished ones taught (the ratio floors of :func:`run_enumeration`).
+
+    In this process when ``jobs == 1``; on ``jobs`` local processes (joblib, loky); or on a Dask
+    cluster (``Client.submit`` and ``as_completed``, twice as many pieces in flight as worker
+    threads; the scheduler resubmits the pieces of a worker that dies, so a lost worker costs
+    time, never a piece).
+    """
+    tasks = iter(tasks)
+    if scheduler or scheduler_file:
+        from dask.distributed import Client, as_completed
+
+        client = Client(scheduler_file=scheduler_file) if scheduler_file else Client(scheduler)
+        submitted = []
+        try:
+            pending = as_completed()
+            window = max(4, 2 * sum(client.nthreads().values()))
+            for args in tasks:
+                submitted.append(client.submit(fn, *args, pure=False))
+                pending.add(submitted[-1])
+                if pending.count() >= window:
+                    break
+            for fut in pending:
+                result = fut.result()
+                fut.release()
+                yield result
+                args = next(tasks, None)
+                if args is not None:
+                    submitted.append(client.submit(fn, *args, pure=False))
+                    pending.add(submitted[-1])
+        finally:
+            left = [f for f in submitted if not f.done()]
+            if left:
+                client.cancel(left)
+            client.close()
+        return
+    if jobs == 1:
+        for args in tasks:
+            yield fn(*args)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    with parallel_config(backend="loky", n_jobs=jobs):
+        par = Parallel(n_jobs=jobs, return_as="generator_unordered", pre_dispatch="2*n_jobs")
+        yield from par(delayed(fn)(*args) for args in tasks)
+
+
+def _best_ratio(summary: dict):
+    best = None
+    for s in summary.values():
+        if s["max_den"]:
+            r = Fraction(s["max_num"], s["max_den"])
+            best = r if best is None or r > best else best
+    return best
 
 
 def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold=1,
                     shard: tuple[int, int] = (0, 1), jobs: int = 1, scheduler: str | None = None,
-                    backend: str = "own", progress: bool = False, min_pieces: int = 256,
-                    max_pieces: int | None = None) -> RunResult:
+                    scheduler_file: str | None = None, backend: str = "own", progress=None,
+                    min_pieces: int = 256, max_pieces: int | None = None,
+                    max_hits: int | None = None, exact_limit: int = EXACT_M_LIMIT,
+                    journal_mode: str = "auto", time_limit: float | None = None,
+                    ancestors: int = DEFAULT_ANCESTORS) -> RunResult:
     """Enumerate ``cls`` (or shard ``i/N`` of it) into the store at ``store_path``.
 
     Parameters
@@ -123,66 +253,125 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
     store_path : path of the SQLite store (created; reused to resume)
     prop, threshold : the property of :func:`mptsearch.enumerate.evaluate.evaluate_batch`
     shard : (i, N), this run does the pieces q with q mod N == i
-    jobs : local worker processes (joblib, loky backend)
-    scheduler : address of a Dask scheduler (``tcp://host:8786``); joblib's Dask backend
+    jobs : local worker processes (joblib, loky backend); 1 runs in this process
+    scheduler, scheduler_file : a Dask scheduler's address (``tcp://host:8786``) or the JSON
+        file that ``dask scheduler --scheduler-file`` writes (the usual way on HPC)
     backend : ``"own"`` (compiled orderly generator) or ``"genbg"`` (nauty, when on PATH)
-    progress : show a tqdm bar (pieces, members per second, ETA)
+    progress : called after each committed piece as ``progress(done, total, members,
+        best_ratio)``, and once at the start with ``members=0``
     max_pieces : stop after this many pieces (the run can be resumed later)
+    max_hits : keep at most this many hits per piece in the store (all are counted)
+    exact_limit : members with more requests are left undecided unless the bounds decide them
+    journal_mode : SQLite journal of the store (:func:`mptsearch.enumerate.store.choose_journal_mode`)
+    time_limit : stop taking finished pieces after this many seconds (resume later)
+    ancestors : generations above the class's least m evaluated to feed the bounds inherited
+        along the generation tree; 0 switches that pruning off (same results, more DPs)
 
     Returns
     -------
     RunResult
         Totals from the store (all pieces of the shard done so far).
     """
-    from joblib import Parallel, delayed, parallel_config
-
     threshold = Fraction(threshold).limit_denominator(10**6)
     i, N = shard
     if not (N >= 1 and 0 <= i < N):
         raise ValueError(f"shard {i}/{N}: need 0 <= i < N")
     t0 = time.perf_counter()
-    p, prefixes, n_pieces = plan(cls, backend, min_pieces)
-    store = Store(store_path, _run_meta(cls, prop, threshold, backend, p, n_pieces), shard)
+    p, prefixes, split, n_pieces = plan(cls, backend, min_pieces)
+    store = Store(store_path, _run_meta(cls, prop, threshold, backend, p, n_pieces, split), shard,
+                  journal_mode)
     try:
         done = store.done()
-        todo = [q for q in store.expected_pieces() if q not in done]
+        expected = store.expected_pieces()
+        todo = [q for q in expected if q not in done]
+        resumed = len(expected) - len(todo)
         if max_pieces is not None:
             todo = todo[:max_pieces]
-        jobs_iter = (delayed(piece_job)(cls, p, prefixes[q - 1] if q and backend == "own" else None,
-                                        q, prop, threshold, backend) for q in todo)
-        bar = None
-        if progress:
-            from tqdm import tqdm
-            bar = tqdm(total=len(todo), unit="piece", desc=cls.describe(), dynamic_ncols=True)
-        members = 0
-        if scheduler:
-            from dask.distributed import Client
-            client = Client(scheduler)
-            ctx = parallel_config(backend="dask")
-        else:
-            client = None
-            ctx = parallel_config(backend="loky" if jobs != 1 else "sequential", n_jobs=jobs)
-        try:
-            with ctx:
-                par = Parallel(n_jobs=-1 if scheduler else jobs, return_as="generator")
-                for piece, secs, summary, hits in par(jobs_iter):
-                    store.commit_piece(piece, secs, summary, hits)
-                    if bar is not None:
-                        members += sum(s["count"] for s in summary.values())
-                        bar.set_postfix_str(f"{members / max(bar.format_dict['elapsed'], 1e-9):,.0f} members/s",
-                                            refresh=False)
-                        bar.update(1)
-        finally:
-            if bar is not None:
-                bar.close()
-            if client is not None:
-                client.close()
-        by_m = totals(store.summaries())
-        hits = store.hits()
-        return RunResult(cls, by_m, hits, n_pieces, len(todo), time.perf_counter() - t0,
-                         store.seconds(), store.complete())
+        # per m, the best exact ratio committed so far: a floor that later pieces need not
+        # beat (the maxima stay exact; only how many DPs run depends on the order)
+        floors = {m: t["max"] for m, t in totals(store.summaries()).items() if t["max"] is not None}
+        tasks = ((cls, p, (prefixes[q - 1] if q else split) if backend == "own" else None, q, prop,
+                  threshold, backend, max_hits, exact_limit, ancestors, dict(floors)) for q in todo)
+        members, best, finished = 0, None, resumed
+        if progress is not None:
+            progress(finished, len(expected), 0, None)
+        for piece, secs, summary, hits in _in_completion_order(tasks, max(1, min(jobs, len(todo))),
+                                                                scheduler, scheduler_file):
+            store.commit_piece(piece, secs, summary, hits)
+            for m, sm in summary.items():
+                if sm["max_den"]:
+                    r = Fraction(sm["max_num"], sm["max_den"])
+                    if floors.get(int(m)) is None or r > floors[int(m)]:
+                        floors[int(m)] = r
+            finished += 1
+            members += sum(s["count"] for s in summary.values())
+            b = _best_ratio(summary)
+            best = b if best is None or (b is not None and b > best) else best
+            if progress is not None:
+                progress(finished, len(expected), members, best)
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                break
+        return result_from_store(store, cls, pieces_run=finished - resumed, resumed=resumed,
+                                 seconds=time.perf_counter() - t0)
     finally:
         store.close()
+
+
+def result_from_store(store: Store, cls: EnumClass | None = None, *, pieces_run: int = 0,
+                      resumed: int = 0, seconds: float = 0.0) -> RunResult:
+    """The :class:`RunResult` of everything an open store holds."""
+    meta = store.run_meta
+    cls = cls or EnumClass(*meta["class"])
+    by_m = totals(store.summaries())
+    hits = store.hits()
+    undecided = sum(t["undecided"] for t in by_m.values())
+    pieces_complete = store.complete()
+    return RunResult(cls, by_m, hits, meta["pieces"], pieces_run, seconds, store.seconds(),
+                     pieces_complete and undecided == 0, len(store.expected_pieces()),
+                     len(store.done()), resumed, undecided, len(hits), tuple(store.shard),
+                     meta["property"], Fraction(meta["threshold"]), str(store.path),
+                     store.journal_mode)
+
+
+def read_result(path) -> RunResult:
+    """The :class:`RunResult` of the store at ``path`` (raises StoreError when it is none)."""
+    from .store import open_existing
+
+    store = open_existing(path)
+    try:
+        return result_from_store(store)
+    finally:
+        store.close()
+
+
+class MinimalityError(ValueError):
+    """Minimality cannot be decided from these hits (one line, with the command that works)."""
+
+
+def check_minimal_allowed(res: RunResult) -> None:
+    """Raise :class:`MinimalityError` unless ``res`` holds every hit of the whole class.
+
+    "Minimal" compares a hit with the other hits of the class, so it needs all of them: not
+    one shard, not a hit list cut by ``--max-hits``, not a run with pieces left or members
+    left undecided.
+    """
+    if res.prop == "none":
+        raise MinimalityError("--minimal needs a property (--property gap, ratio or shortfall)")
+    if res.shard[1] > 1:
+        raise MinimalityError(
+            f"--minimal compares hits across the whole class, and this is shard "
+            f"{res.shard[0]}/{res.shard[1]}: run every shard without --minimal, then "
+            f"`mptsearch merge S0 S1 ... -o all.sqlite` and `mptsearch hits all.sqlite --minimal`")
+    if res.hits_stored < res.hits_total:
+        raise MinimalityError(
+            f"--minimal needs every hit, and the store keeps {res.hits_stored} of "
+            f"{res.hits_total} (--max-hits): run the class again without --max-hits into a new "
+            f"--store, then `mptsearch hits STORE --minimal`")
+    if not res.complete:
+        raise MinimalityError(
+            "--minimal needs the whole class, and the run is incomplete "
+            f"({res.pieces_done} of {res.pieces_total} pieces, {res.undecided} undecided "
+            "members): finish it (run the same command again) first")
 
 
 def _contained(small, big, n):
@@ -247,23 +436,57 @@ def compact_masks(masks, n) -> str:
 
 
 def format_table(res: RunResult) -> str:
-    """The summary table: per m, members, pruned, evaluated, hits, max ratio and a witness."""
+    """The summary table: per m, members, pruned, evaluated, hits, max ratio and a witness.
+
+    Where members were left undecided the maximum is only a lower bound, shown ``>=``."""
     head = f"{'m':>3} {'members':>10} {'pruned':>10} {'evaluated':>10} {'hits':>7} " \
            f"{'max glob/free':>14} {'attained':>8}  witness (free vs glob)"
     lines = [head, "-" * len(head)]
-    tot = {k: 0 for k in ("count", "pruned", "evaluated", "hits")}
+    tot = {k: 0 for k in ("count", "pruned", "evaluated", "hits", "undecided")}
     for m, t in res.by_m.items():
         for k in tot:
             tot[k] += t[k]
+        lower = "" if t.get("exact", True) else ">="
         if t["max"] is not None:
             r = t["max"]
-            mx = f"{float(r):.4f}"
+            mx = f"{lower}{float(r):.4f}"
             wit = f"{compact_masks(t['witness'], res.cls.n)}  ({t['witness_free']} vs {t['witness_glob']})"
-            att = str(t["attain"])
+            att = f"{lower}{t['attain']}"
         else:
-            mx, wit, att = "-", "", "-"
+            mx, wit, att = ("undecided", "", "-") if lower else ("-", "", "-")
         und = f" [{t['undecided']} undecided]" if t["undecided"] else ""
         lines.append(f"{m:>3} {t['count']:>10,} {t['pruned']:>10,} {t['evaluated']:>10,} "
-                     f"{t['hits']:>7,} {mx:>14} {att:>8}  {wit}{und}")
-    lines.append(f"all {tot['count']:>10,} {tot['pruned']:>10,} {tot['evaluated']:>10,} {tot['hits']:>7,}")
+                     f"{t['hits']:>7,} {mx:>14} {att:>8}  {wit}{und}".rstrip())
+    und = f" [{tot['undecided']:,} undecided]" if tot["undecided"] else ""
+    lines.append(f"all {tot['count']:>10,} {tot['pruned']:>10,} {tot['evaluated']:>10,} "
+                 f"{tot['hits']:>7,}{und}")
     return "\n".join(lines)
+
+
+def result_dict(res: RunResult, minimal: list | None = None) -> dict:
+    """The JSON form of a result: class, run state, per-m totals and the stored hits.
+
+    ``minimal`` (one bool or None per stored hit) adds each hit's minimality."""
+    from .. import __version__
+
+    cls = res.cls
+    return {
+        "class": {"n": cls.n, "k": [cls.klo, cls.khi], "m": [cls.mlo, cls.m_top]},
+        "property": res.prop, "threshold": str(res.threshold), "shard": list(res.shard),
+        "store": res.store, "journal_mode": res.journal_mode,
+        "complete": res.complete, "pieces_done": res.pieces_done, "pieces_total": res.pieces_total,
+        "pieces_run": res.pieces_run, "resumed_pieces": res.resumed, "undecided": res.undecided,
+        "wall_seconds": res.seconds, "worker_seconds": res.worker_seconds,
+        "by_m": {str(m): {**{k: v for k, v in t.items() if k not in ("max", "witness")},
+                          "max": None if t["max"] is None else str(t["max"]),
+                          "max_float": None if t["max"] is None else float(t["max"]),
+                          "witness": None if t["witness"] is None
+                          else compact_masks(t["witness"], cls.n)}
+                 for m, t in res.by_m.items()},
+        "hits_total": res.hits_total, "hits_stored": res.hits_stored,
+        "hits": [{"requests": compact_masks(h[2], cls.n), "m": h[1], "opt_free": h[3],
+                  "opt_glob": h[4], "agglomerative": h[5], "greedy": h[6],
+                  **({} if minimal is None else {"minimal": minimal[j]})}
+                 for j, h in enumerate(res.hits)],
+        "version": __version__,
+    }

@@ -8,17 +8,32 @@ pieces without a row and ends with exactly the totals of an uninterrupted run.
 
 The ``meta`` table pins what the store is about (class, property, backend, number of pieces,
 shard); opening it for another run is refused. :func:`merge_stores` combines the stores of the
-shards ``i/N`` of one run and refuses a missing or incomplete shard.
+shards ``i/N`` of one run and refuses a missing or incomplete shard; :func:`store_status`
+reads a store without writing to it (pieces done, hits, time left).
+
+Where stores may live: SQLite's write-ahead log (WAL, the fastest journal) needs shared memory
+between the processes that open the file, which network file systems (NFS, Lustre, GPFS,
+BeeGFS, CIFS/SMB, CephFS, GlusterFS) do not give. ``journal_mode="auto"`` therefore uses WAL
+on local disks and the rollback journal (``DELETE``) on network file systems, detected from
+the mount table (:func:`filesystem_type`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
 from fractions import Fraction
 from pathlib import Path
 
-__all__ = ["Store", "StoreError", "merge_stores", "totals"]
+__all__ = ["Store", "StoreError", "merge_stores", "totals", "store_status", "open_existing",
+           "filesystem_type", "choose_journal_mode", "JOURNAL_MODES", "NETWORK_FILESYSTEMS"]
+
+JOURNAL_MODES = ("auto", "wal", "delete", "truncate")
+#: mount types on which SQLite's WAL is unsafe (no shared memory between nodes)
+NETWORK_FILESYSTEMS = ("nfs", "nfs4", "lustre", "gpfs", "beegfs", "cifs", "smb3", "smbfs", "ceph",
+                       "fuse.glusterfs", "glusterfs", "fuse.sshfs", "9p", "afs", "panfs", "fuse.beegfs")
 
 
 class StoreError(ValueError):
@@ -32,18 +47,61 @@ CREATE TABLE IF NOT EXISTS pieces (piece INTEGER PRIMARY KEY, seconds REAL NOT N
 CREATE TABLE IF NOT EXISTS hits (piece INTEGER NOT NULL, m INTEGER NOT NULL, masks TEXT NOT NULL,
                                  free INTEGER, glob INTEGER, agg INTEGER, greedy INTEGER);
 CREATE INDEX IF NOT EXISTS hits_piece ON hits (piece);
+CREATE TABLE IF NOT EXISTS finished (piece INTEGER PRIMARY KEY, at REAL NOT NULL);
 """
+
+
+def _unescape_mount(field: str) -> str:
+    return field.replace("\\040", " ").replace("\\011", "\t").replace("\\134", "\\")
+
+
+def filesystem_type(path: str | Path, mounts: str = "/proc/mounts") -> str | None:
+    """The type of the file system holding ``path`` (``"ext4"``, ``"nfs4"``, ``"lustre"``...),
+    from the longest mount point above it in the mount table; None where there is no table."""
+    try:
+        table = Path(mounts).read_text()
+    except OSError:
+        return None
+    target = os.path.realpath(path)
+    best, kind = "", None
+    for line in table.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        mnt = _unescape_mount(parts[1])
+        inside = target == mnt or target.startswith(mnt.rstrip("/") + "/")
+        if inside and len(mnt) >= len(best):
+            best, kind = mnt, parts[2]
+    return kind
+
+
+def choose_journal_mode(path: str | Path, asked: str = "auto") -> str:
+    """The SQLite journal mode for a store at ``path``: ``asked`` unless ``"auto"``, which is
+    ``"wal"`` on a local disk and ``"delete"`` on a network file system."""
+    if asked not in JOURNAL_MODES:
+        raise StoreError(f"unknown journal mode {asked!r}; use one of {', '.join(JOURNAL_MODES)}")
+    if asked != "auto":
+        return asked
+    folder = Path(path).parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    kind = filesystem_type(folder)
+    return "delete" if kind and kind.lower() in NETWORK_FILESYSTEMS else "wal"
 
 
 class Store:
     """An open store. ``run_meta`` (class, property, backend, pieces) must match the file's."""
 
-    def __init__(self, path: str | Path, run_meta: dict, shard: tuple[int, int]):
+    def __init__(self, path: str | Path, run_meta: dict, shard: tuple[int, int],
+                 journal_mode: str = "auto"):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.journal_mode = choose_journal_mode(self.path, journal_mode)
         self.conn = sqlite3.connect(str(self.path), timeout=60)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute(f"PRAGMA journal_mode={self.journal_mode.upper()}")
+        # WAL with synchronous=NORMAL survives a killed process (a power cut may lose the
+        # last pieces, never consistency: they are redone); the rollback journal needs FULL
+        self.conn.execute(f"PRAGMA synchronous={'NORMAL' if self.journal_mode == 'wal' else 'FULL'}")
         self.conn.executescript(_SCHEMA)
         want = {"run": json.dumps(run_meta, sort_keys=True), "shard": f"{shard[0]}/{shard[1]}"}
         have = dict(self.conn.execute("SELECT k, v FROM meta"))
@@ -69,6 +127,7 @@ class Store:
                                   [(piece, h[0], json.dumps(h[1]), *h[2:]) for h in hits])
             self.conn.execute("INSERT INTO pieces VALUES (?, ?, ?)",
                               (piece, seconds, json.dumps(summary, sort_keys=True)))
+            self.conn.execute("INSERT OR REPLACE INTO finished VALUES (?, ?)", (piece, time.time()))
 
     def summaries(self) -> dict[int, dict]:
         return {p: json.loads(s) for p, s in self.conn.execute("SELECT piece, summary FROM pieces")}
@@ -94,15 +153,22 @@ class Store:
 
 def totals(summaries: dict[int, dict]) -> dict[int, dict]:
     """Per-m totals over piece summaries: counts add up; the maximum ratio is the largest
-    exact one, its witness taken from the lowest-numbered piece that attains it."""
+    exact one, its witness taken from the lowest-numbered piece that attains it.
+
+    ``exact`` is False for an m with undecided members (past the exact DP's limit and not ruled
+    out by the bounds): there ``max`` is only a lower bound on the true maximum and ``attain``
+    a lower bound on its count.
+    """
     out: dict[int, dict] = {}
     for piece in sorted(summaries):
         for m, s in summaries[piece].items():
             m = int(m)
             t = out.setdefault(m, {"count": 0, "pruned": 0, "evaluated": 0, "undecided": 0,
-                                   "hits": 0, "max": None, "attain": 0, "witness": None})
+                                   "hits": 0, "max": None, "attain": 0, "witness": None,
+                                   "exact": True})
             for k in ("count", "pruned", "evaluated", "undecided", "hits"):
                 t[k] += s[k]
+            t["exact"] = t["undecided"] == 0
             if s["max_den"]:
                 r = Fraction(s["max_num"], s["max_den"])
                 if t["max"] is None or r > t["max"]:
@@ -113,7 +179,75 @@ def totals(summaries: dict[int, dict]) -> dict[int, dict]:
     return dict(sorted(out.items()))
 
 
-def merge_stores(paths: list[str | Path], out: str | Path) -> Store:
+def _read_meta(path: str | Path) -> dict:
+    if not Path(path).is_file():
+        raise StoreError(f"no such store: {path}")
+    try:
+        conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, timeout=60)
+        try:
+            meta = dict(conn.execute("SELECT k, v FROM meta"))
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        raise StoreError(f"{path} is not an enumeration store") from None
+    if "run" not in meta or "shard" not in meta:
+        raise StoreError(f"{path} is not an enumeration store")
+    return meta
+
+
+def open_existing(path: str | Path, journal_mode: str = "auto") -> Store:
+    """Open a store that exists, for the run it was made for."""
+    meta = _read_meta(path)
+    i, N = (int(v) for v in meta["shard"].split("/"))
+    return Store(path, json.loads(meta["run"]), (i, N), journal_mode)
+
+
+def store_status(path: str | Path) -> dict:
+    """What a store holds, read without writing to it: class, shard, pieces done of total,
+    members and hits so far, worker seconds, and an estimate of the time left.
+
+    The estimate assumes the pieces left cost the mean of those done (pieces differ, so it is
+    rough until a good share is done): ``worker_seconds_left`` in core-seconds, and
+    ``wall_seconds_left`` at the rate of the last 100 pieces' commits (None before 2).
+    """
+    meta = _read_meta(path)
+    run = json.loads(meta["run"])
+    i, N = (int(v) for v in meta["shard"].split("/"))
+    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True, timeout=60)
+    try:
+        rows = conn.execute("SELECT piece, seconds, summary FROM pieces").fetchall()
+        try:
+            stamps = [r[0] for r in conn.execute("SELECT at FROM finished ORDER BY at")]
+        except sqlite3.OperationalError:  # a store from before the table existed
+            stamps = []
+        stored_hits = conn.execute("SELECT COUNT(*) FROM hits").fetchone()[0]
+    finally:
+        conn.close()
+    total = len([q for q in range(run["pieces"]) if q % N == i])
+    done = len(rows)
+    secs = sum(r[1] for r in rows)
+    by_m = totals({r[0]: json.loads(r[2]) for r in rows})
+    left = total - done
+    recent = stamps[-100:]
+    wall_left = None
+    if left == 0:
+        wall_left = 0.0
+    elif len(recent) >= 2 and recent[-1] > recent[0]:
+        wall_left = left * (recent[-1] - recent[0]) / (len(recent) - 1)
+    best = max((t["max"] for t in by_m.values() if t["max"] is not None), default=None)
+    return {"store": str(path), "class": run["class"], "property": run["property"],
+            "threshold": run["threshold"], "shard": [i, N], "pieces_done": done,
+            "pieces_total": total, "complete": left == 0 and all(t["exact"] for t in by_m.values()),
+            "members": sum(t["count"] for t in by_m.values()),
+            "undecided": sum(t["undecided"] for t in by_m.values()),
+            "hits": sum(t["hits"] for t in by_m.values()), "hits_stored": stored_hits,
+            "best_ratio": best, "worker_seconds": secs,
+            "worker_seconds_left": (secs / done * left) if done else None,
+            "wall_seconds_left": wall_left,
+            "last_commit": stamps[-1] if stamps else None}
+
+
+def merge_stores(paths: list[str | Path], out: str | Path, journal_mode: str = "auto") -> Store:
     """Combine the shard stores of one run into ``out`` (shard 0/1 of the same run).
 
     Raises
@@ -124,17 +258,7 @@ def merge_stores(paths: list[str | Path], out: str | Path) -> Store:
     """
     metas, shards = [], {}
     for p in paths:
-        if not Path(p).is_file():
-            raise StoreError(f"no such store: {p}")
-        conn = sqlite3.connect(str(p))
-        try:
-            meta = dict(conn.execute("SELECT k, v FROM meta"))
-        except sqlite3.DatabaseError:
-            raise StoreError(f"{p} is not an enumeration store") from None
-        finally:
-            conn.close()
-        if "run" not in meta:
-            raise StoreError(f"{p} is not an enumeration store")
+        meta = _read_meta(p)
         i, N = (int(v) for v in meta["shard"].split("/"))
         if i in shards:
             raise StoreError(f"shard {i}/{N} is given twice ({shards[i]} and {p})")
@@ -152,20 +276,35 @@ def merge_stores(paths: list[str | Path], out: str | Path) -> Store:
     run_meta = json.loads(run)
     if Path(out).exists():
         raise StoreError(f"{out} exists already; merge into a new file")
-    merged = Store(out, run_meta, (0, 1))
     for i in range(N):
-        st = Store(shards[i], run_meta, (i, N))
+        st = Store(shards[i], run_meta, (i, N), journal_mode)
         try:
             if not st.complete():
                 left = len(set(st.expected_pieces()) - st.done())
                 raise StoreError(f"shard {i}/{N} ({shards[i]}) is incomplete: {left} piece(s) "
                                  f"not done; run the same command again to finish it")
-            hits: dict[int, list] = {}
-            for p, m, masks, f, g, a, gr in st.hits():
-                hits.setdefault(p, []).append((m, list(masks), f, g, a, gr))
-            secs = dict(st.conn.execute("SELECT piece, seconds FROM pieces"))
-            for piece, summ in st.summaries().items():
-                merged.commit_piece(piece, secs[piece], summ, hits.get(piece, []))
         finally:
             st.close()
-    return merged
+    # written under a temporary name and renamed: a merge cut short leaves no half store
+    tmp = Path(out).with_name(f".{Path(out).name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    merged = Store(tmp, run_meta, (0, 1), "delete")
+    try:
+        for i in range(N):
+            st = Store(shards[i], run_meta, (i, N), journal_mode)
+            try:
+                hits: dict[int, list] = {}
+                for p, m, masks, f, g, a, gr in st.hits():
+                    hits.setdefault(p, []).append((m, list(masks), f, g, a, gr))
+                secs = dict(st.conn.execute("SELECT piece, seconds FROM pieces"))
+                for piece, summ in st.summaries().items():
+                    merged.commit_piece(piece, secs[piece], summ, hits.get(piece, []))
+            finally:
+                st.close()
+        merged.close()
+        os.replace(tmp, out)
+    except BaseException:
+        merged.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    return open_existing(out, journal_mode)

@@ -1,0 +1,406 @@
+"""Exhaustive enumeration results: run the classes, then build README.md and the plot from
+the JSON files only (issue 12, point 3).
+
+    python results/enumerate/build.py run k4n7 --m 2-14     # one JSON per class and m
+    python results/enumerate/build.py run c1 c2 k3n6         # the small studies
+    python results/enumerate/build.py verify                 # `mptsearch verify` every maximum
+    python results/enumerate/build.py readme                 # README.md + max_ratio.png
+
+Each run calls `mptsearch enumerate ... --json -o FILE` (stores in results/enumerate/_work/,
+ignored by git, so a rerun resumes) and adds what is needed to repeat it: the command, wall and CPU seconds, the
+load average (the machine is shared), the git commit. Nothing in README.md is typed by hand:
+every number and every sentence with a number is computed here from the JSON files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+#: study -> (title, list of (file stem, mptsearch enumerate arguments)); {m} is filled per m
+STUDIES = {
+    "c1": ("C1: minimal gaps on a 4-chunk universe", [
+        ("n4_k3_gap", "-n 4 -k 3 --property gap --minimal"),
+        ("n4_all_gap", "-n 4 -k any --property gap --minimal")]),
+    "c2": ("C2: requests of at most 2 chunks, no gap", [
+        (f"n{n}_k1-2_gap", f"-n {n} -k 1-2 --property gap") for n in (2, 3, 4, 5)]),
+    "k3n6": ("3-uniform families on 6 chunks, every m", [("k3_n6_all", "-n 6 -k 3 --property gap")]),
+    "k4n7": ("4-uniform families on 7 chunks", [("k4_n7_m{m}", "-n 7 -k 4 -m {m} --property none")]),
+    "k4n8": ("4-uniform families on 8 chunks", [("k4_n8_m{m}", "-n 8 -k 4 -m {m} --property none")]),
+    "k34n7": ("families of 3- and 4-chunk requests on 7 chunks",
+              [("k3-4_n7_m{m}", "-n 7 -k 3-4 -m {m} --property none")]),
+    "k5n9": ("5-uniform families on 9 chunks", [("k5_n9_m{m}", "-n 9 -k 5 -m {m} --property none")]),
+}
+PER_M = {"k4n7", "k4n8", "k34n7", "k5n9"}
+
+
+def _git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _write_json(path: Path, data) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def run_one(stem: str, args: str, jobs: int) -> dict:
+    out = HERE / f"{stem}.json"
+    store = f"results/enumerate/_work/{stem}.sqlite"
+    (ROOT / store).parent.mkdir(exist_ok=True)
+    cmd = ["mptsearch", "enumerate", *args.split(), "-q", "-j", str(jobs), "--store", store,
+           "--json", "-o", f"results/enumerate/{stem}.json"]
+    shown = " ".join(cmd)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 3):
+        raise SystemExit(f"{shown}: exit {proc.returncode}")
+    data = json.loads(out.read_text())
+    data["run"] = {"command": shown, "exit_code": proc.returncode, "wall_seconds": round(wall, 2),
+                   "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 2),
+                   "jobs": jobs, "load_average": os.getloadavg(), "git_commit": _git_commit(),
+                   "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    _write_json(out, data)
+    print(f"{shown}: exit {proc.returncode}, {wall:.1f} s", flush=True)
+    return data
+
+
+def cmd_run(a) -> None:
+    for study in a.studies:
+        _, items = STUDIES[study]
+        for stem, args in items:
+            if study in PER_M:
+                lo, hi = (int(x) for x in a.m.split("-"))
+                for m in range(lo, hi + 1):
+                    run_one(stem.format(m=m), args.format(m=m), a.jobs)
+            else:
+                run_one(stem, args, a.jobs)
+
+
+# ---- verification of the maxima ------------------------------------------------------------
+
+def cmd_verify(a) -> None:
+    """Run `mptsearch verify` on every per-m maximum's witness; keep what it prints."""
+    out = {}
+    path = HERE / "verify.json"
+    if path.exists():
+        out = json.loads(path.read_text())
+    for f in sorted(HERE.glob("*.json")):
+        data = _load(f)
+        if data is None:
+            continue
+        for m, t in data["by_m"].items():
+            if not t.get("witness") or int(m) < 2 or t["witness"] in out:
+                continue
+            free, glob = t["witness_free"], t["witness_glob"]
+            cmd = ["mptsearch", "verify", t["witness"], "--claim", f"free={free}", "--claim", f"glob={glob}"]
+            t0 = time.perf_counter()
+            p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+            out[t["witness"]] = {"free": free, "glob": glob, "exit_code": p.returncode,
+                                 "verdict": lines[-1] if lines else p.stderr.strip()[-200:],
+                                 "output": p.stdout, "seconds": round(time.perf_counter() - t0, 2),
+                                 "command": " ".join(cmd[:2]) + f' "{t["witness"]}" ' + " ".join(cmd[3:])}
+            print(f"{t['witness']}: exit {p.returncode}, {out[t['witness']]['verdict']}", flush=True)
+            _write_json(path, out)
+
+
+# ---- estimates in core-hours for what was not run --------------------------------------------
+
+def cmd_estimate(a) -> None:
+    """Extrapolate CPU seconds per member from the two largest measured m of a study
+    (t(m) = t(M) g^(m-M), g = t(M)/t(M-1)) and multiply by the class's member count for m:
+    exact from one run of the generator over all m when the study asks for it
+    (``--exact-counts``), else C(N, m)/n! (N allowed requests; orbits under the n!
+    relabellings, a slight undercount); write estimate.json."""
+    from math import comb, factorial
+
+    from mptsearch.enumerate.generate import EnumClass, count_class
+
+    rows = []
+    for study, (title, items) in STUDIES.items():
+        if study not in PER_M:
+            continue
+        per = {}
+        for f, data in _study_files(study):
+            for r in _rows(data):
+                if r["count"] and data["complete"] and len(data["by_m"]) == 1:
+                    per[r["m"]] = (r["count"], data["run"]["cpu_seconds"] / r["count"])
+        if len(per) < 2:
+            continue
+        M = max(per)
+        g = per[M][1] / per[M - 1][1] if M - 1 in per else 3.0
+        n, (klo, khi) = data["class"]["n"], data["class"]["k"]
+        N = EnumClass(n, klo, khi, 0, 0).n_requests
+        upto = min(N, a.upto if study in a.far else M + 2)
+        exact = study in a.exact_counts
+        counts = count_class(EnumClass(n, klo, khi, M + 1, upto)) if exact else None
+        for m in range(M + 1, upto + 1):
+            count = int(counts[m]) if exact else comb(N, m) // factorial(n)
+            secs = count * per[M][1] * g ** (m - M)
+            stem = items[0][0].format(m=m)
+            rows.append({"class": title, "m": m, "members": count, "count": "exact" if exact else "approx",
+                         "core_hours": secs / 3600,
+                         "command": "mptsearch enumerate " + items[0][1].format(m=m) + " -q --shard "
+                         "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT --store "
+                         f"{stem}_$SLURM_ARRAY_TASK_ID.sqlite"})
+            print(rows[-1], flush=True)
+    method = ("Core-hours = members(m) x t(M) x g^(m-M): t(M) is the measured CPU seconds per "
+              "member of the whole command at the largest m measured here (M), g = t(M)/t(M-1) "
+              "the measured growth per request; members(m) is counted by the generator (exact) "
+              "or approximated by C(N, m)/n! (approx). An extrapolation from a loaded 2-core "
+              "machine, not a measurement: the share of members decided without the DP rose "
+              "with m so far, and the DP's 3^m cost and 2^m memory dominate from m ~ 20 (the DP "
+              "stops at 22 requests: past it members the bounds cannot decide stay undecided). "
+              "Run each line as a SLURM array (docs/enumerate.md), then `mptsearch merge`.")
+    _write_json(HERE / "estimate.json", {"method": method, "rows": rows})
+
+
+# ---- README and plot from the JSON files ---------------------------------------------------
+
+def _load(f: Path):
+    if f.name in ("bench.json", "verify.json") or f.name.startswith("bench"):
+        return None
+    data = json.loads(f.read_text())
+    return data if "by_m" in data and "run" in data else None
+
+
+def _fmt_ratio(r: str | None) -> str:
+    if r is None:
+        return "-"
+    q = Fraction(r)
+    return f"{float(q):.4f} ({q.numerator}/{q.denominator})"
+
+
+def _rows(data) -> list[dict]:
+    return [{"m": int(m), **t} for m, t in sorted(data["by_m"].items(), key=lambda kv: int(kv[0]))]
+
+
+def _study_files(study: str) -> list[tuple[Path, dict]]:
+    _, items = STUDIES[study]
+    found = []
+    for stem, _args in items:
+        pat = re.compile("^" + re.escape(stem).replace(re.escape("{m}"), r"(\d+)") + r"\.json$")
+        for f in HERE.glob("*.json"):
+            mt = pat.match(f.name)
+            if mt:
+                data = _load(f)
+                if data is not None:
+                    found.append((int(mt.group(1)) if mt.groups() else 0, f, data))
+    return [(f, d) for _, f, d in sorted(found, key=lambda x: (x[0], x[1].name))]
+
+
+def _verify_cell(verify: dict, witness: str | None) -> str:
+    if not witness or witness not in verify:
+        return "not run"
+    v = verify[witness]
+    counts = dict(re.findall(r"^(OPT_free|OPT_glob) = \S+\s+\((\d+) method", v["output"], re.M))
+    methods = ", ".join(f"{q} by {counts.get(q, '?')}" for q in ("OPT_free", "OPT_glob"))
+    return f"exit {v['exit_code']}: {v['verdict']} ({methods} method(s))"
+
+
+def _per_m_table(files, verify, with_witness=True) -> list[str]:
+    lines = ["| m | members | decided without the DP | max OPT_glob/OPT_free | free vs glob | attained by | "
+             "CPU s | wall s | command | verify |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for f, data in files:
+        for r in _rows(data):
+            if r["count"] == 0:
+                continue
+            exact = r.get("exact", True)
+            mx = _fmt_ratio(r["max"]) + ("" if exact else " (lower bound: undecided members)")
+            fv = f"{r['witness_free']} vs {r['witness_glob']}" if r.get("witness_free") else ""
+            frac = (r["pruned"] / r["count"]) if r["count"] else 0
+            single = len(data["by_m"]) == 1
+            wall = f"{data['run']['wall_seconds']:.1f}" if single else ""
+            cpu = f"{data['run']['cpu_seconds']:.1f}" if single else ""
+            cmd = f"`{data['run']['command']}`" if single else ""
+            lines.append(f"| {r['m']} | {r['count']:,} | {frac:.1%} | {mx} | {fv} | {r['attain']} | {cpu} | "
+                         f"{wall} | {cmd} | {_verify_cell(verify, r.get('witness')) if r['m'] >= 2 else ''} |")
+        if len(data["by_m"]) > 1:
+            lines.append(f"| all | | | | | | {data['run']['cpu_seconds']:.1f} | {data['run']['wall_seconds']:.1f} "
+                         f"| `{data['run']['command']}` | |")
+    return lines
+
+
+def _against_annealing(data, pts) -> list[str]:
+    """A sentence comparing the enumerated maxima with the annealer's best of the same (k, n)
+    in results/anneal/table.json, computed from both files."""
+    table = ROOT / "results" / "anneal" / "table.json"
+    k, n = data["class"]["k"], data["class"]["n"]
+    if k[0] != k[1] or not table.exists():
+        return []
+    rows = [r for r in json.loads(table.read_text())["rows"] if r["k"] == k[0] and r["n"] == n]
+    if not rows:
+        return []
+    b = rows[0]["best"]
+    ra, ma = Fraction(b["fraction"]), b["m"]
+    at = {m: Fraction(r).limit_denominator(1000) for m, r in pts}
+    if ma in at:
+        rel = "equal to" if at[ma] == ra else ("above" if at[ma] > ra else "below")
+        top = max(at.values())
+        where = ", ".join(str(m) for m, r in sorted(at.items()) if r == top)
+        over = "above" if top > ra else ("equal to" if top == ra else "below")
+        verdict = (f"the exact maximum at m = {ma} is {at[ma]} ({float(at[ma]):.4f}), {rel} the "
+                   f"annealer's best; over all enumerated m the largest is {top} "
+                   f"({float(top):.4f}, m = {where}), {over} it")
+    else:
+        top = max(at.values())
+        rel = "below" if top < ra else ("equal to" if top == ra else "above")
+        verdict = (f"m = {ma} is outside the enumerated range (m <= {max(at)}), so this does not "
+                   f"decide whether it is the maximum; every enumerated m has a maximum {rel} it "
+                   f"(largest {top} = {float(top):.4f})")
+    return [f"Annealing (`results/anneal/table.json`, k={k[0]}, n={n}) found `{b['instance']}` with "
+            f"ratio {ra} ({float(ra):.4f}) at m = {ma}: {verdict}.", ""]
+
+
+def _plot(series: dict[str, list[tuple[int, float]]], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, pts in series.items():
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("m (requests)")
+    ax.set_ylabel("exact max OPT_glob / OPT_free")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    tmp = path.with_name(f".{path.stem}.tmp.png")
+    fig.savefig(tmp, dpi=120)
+    os.replace(tmp, path)
+
+
+def cmd_readme(a) -> None:
+    verify = json.loads((HERE / "verify.json").read_text()) if (HERE / "verify.json").exists() else {}
+    out = ["# results/enumerate: exhaustive isomorph-free enumeration",
+           "",
+           "Generated by `python results/enumerate/build.py readme` from the JSON files in this folder",
+           "(do not edit by hand). Each JSON is the output of the `mptsearch enumerate` command shown",
+           "with it, plus the run's wall and CPU seconds, load average and git commit. The machine is",
+           "a shared 2-core one (load averages are in the JSON), so wall times are rough; CPU s is",
+           "the CPU time of the whole command, start-up and loading the compiled kernels included.",
+           "",
+           "*Decided without the DP*: members whose property and per-m maximum the certified bounds",
+           "settled (MST, chunks in use, agglomerative, bounds inherited along the generation tree).",
+           "*verify*: the exit code and last line of `mptsearch verify WITNESS --claim free=F",
+           "--claim glob=G` on this branch, and how many methods computed each value (`verify.json`",
+           "holds the full output: which methods ran, which were past their size limits). A value",
+           "computed by one method is not independently confirmed; exit 1 with 0 methods for",
+           "OPT_free means no method of verify reaches that m, not that the value is wrong.", ""]
+    series = {}
+    for study, (title, _) in STUDIES.items():
+        files = _study_files(study)
+        if not files:
+            continue
+        out += [f"## {title}", ""]
+        if study in ("c1", "c2"):
+            for f, data in files:
+                members = sum(t["count"] for t in data["by_m"].values())
+                hits = data["hits_total"]
+                line = f"`{data['run']['command']}` ({data['run']['wall_seconds']:.1f} s): {members:,} members, {hits:,} hits"
+                mins = [h for h in data["hits"] if h.get("minimal")]
+                if any("minimal" in h for h in data["hits"]):
+                    line += f", {len(mins)} minimal"
+                best = max((Fraction(t["max"]) for t in data["by_m"].values() if t["max"]), default=None)
+                line += f"; maximum OPT_glob/OPT_free over all m: {best} ({float(best):.4f})" if best else ""
+                out += [line, ""]
+                if mins:
+                    out += ["| minimal hit | m | OPT_free | OPT_glob |", "|---|---|---|---|"]
+                    for h in sorted(mins, key=lambda h: (sum(len(x) for x in h["requests"].split()), h["requests"])):
+                        out.append(f"| `{h['requests']}` | {h['m']} | {h['opt_free']} | {h['opt_glob']} |")
+                    out.append("")
+            continue
+        out += _per_m_table(files, verify) + [""]
+        pts = []
+        for f, data in files:
+            for r in _rows(data):
+                if r["max"] is not None and r["m"] >= 2:
+                    pts.append((r["m"], float(Fraction(r["max"]))))
+        best = max(pts, key=lambda p: p[1]) if pts else None
+        if best:
+            ms = sorted({p[0] for p in pts})
+            out += [f"Over m = {ms[0]}..{ms[-1]} the largest exact maximum is {best[1]:.4f}, at m = "
+                    + ", ".join(str(p[0]) for p in pts if p[1] == best[1]) + ".", ""]
+            out += _against_annealing(files[0][1], pts)
+        series[title] = sorted(pts)
+    if series:
+        _plot(series, HERE / "max_ratio.png")
+        out += ["## Plot", "", "![exact maximum ratio against m](max_ratio.png)", ""]
+    bench = HERE / "bench.json"
+    if bench.exists():
+        b = json.loads(bench.read_text())
+        if "ratio_generation_cpu" in b:
+            out += ["## Speed against nauty's genbg (`bench.json`)", "",
+                    f"`{b['command']}` on {b['class']} ({b['own']['count']:,} members), medians, CPU seconds:",
+                    "", "| step | CPU s | wall s |", "|---|---|---|",
+                    f"| generation, mptsearch | {b['own']['cpu_median']:.2f} | {b['own']['wall_median']:.2f} |",
+                    f"| generation, nauty-genbg | {b['genbg']['cpu_median']:.2f} | {b['genbg']['wall_median']:.2f} |",
+                    f"| whole enumeration (generate, evaluate, store), one worker | {b['whole']['cpu_median']:.2f} | {b['whole']['wall_median']:.2f} |",
+                    "",
+                    f"Generation takes {b['ratio_generation_cpu']:.2f}x genbg's CPU time; the whole enumeration "
+                    f"{b['ratio_whole_cpu']:.2f}x genbg's generation alone; "
+                    f"{b['whole']['decided_without_dp']:.1%} of the members were decided without the DP. "
+                    f"Load average at the end {b['load_avg_at_end'][0]:.1f} on {b['cpu_count']} cores.", ""]
+    est = HERE / "estimate.json"
+    if est.exists():
+        e = json.loads(est.read_text())
+        out += ["## Estimates for the rest (`estimate.json`, `python results/enumerate/build.py estimate`)",
+                "", e["method"], "",
+                "| class | m | members | count | est. core-hours | sharded command |", "|---|---|---|---|---|---|"]
+        for r in e["rows"]:
+            out.append(f"| {r['class']} | {r['m']} | {r['members']:,} | {r['count']} | {r['core_hours']:.3g} | "
+                       f"`{r['command']}` |")
+        total = sum(r["core_hours"] for r in e["rows"] if r["class"].startswith("4-uniform families on 7"))
+        if total:
+            out += ["", f"4-uniform families on 7 chunks, m not run here up to the DP limit (22): about {total:,.0f} "
+                        "core-hours by this extrapolation.", ""]
+        out.append("")
+    text = "\n".join(out)
+    tmp = HERE / ".README.md.tmp"
+    tmp.write_text(text)
+    os.replace(tmp, HERE / "README.md")
+    print(f"wrote {HERE / 'README.md'} ({len(out)} lines)")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="what", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("studies", nargs="+", choices=sorted(STUDIES))
+    r.add_argument("--m", default="2-12", help="LO-HI for the per-m studies")
+    r.add_argument("-j", "--jobs", type=int, default=1)
+    sub.add_parser("verify")
+    e = sub.add_parser("estimate")
+    e.add_argument("--upto", type=int, default=22, help="largest m for the studies in --far (22: the DP limit)")
+    e.add_argument("--far", nargs="*", default=["k4n7"], help="studies estimated up to --upto")
+    e.add_argument("--exact-counts", nargs="*", default=["k4n7"], help="studies counted exactly")
+    sub.add_parser("readme")
+    a = ap.parse_args(argv)
+    {"run": cmd_run, "verify": cmd_verify, "readme": cmd_readme, "estimate": cmd_estimate}[a.what](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
