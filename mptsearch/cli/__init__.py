@@ -25,6 +25,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "enumerate": ("enumerate", "enumerate_cmd", "Exhaustive isomorph-free enumeration of a class of instances."),
     "merge": ("enumerate", "merge_cmd", "Merge the shard stores of one enumeration run."),
     "solve": ("solve", "solve", "Solve one instance exactly and with every heuristic and bound."),
+    "certify": ("certify", "certify", "Prove OPT_free/OPT_glob: witness, CNF and checked DRUP proof in a folder."),
+    "check": ("certify", "check", "Re-check a certificate folder with the trie definition and proof checkers."),
     "verify": ("verify", "verify", "Verify OPT_free/OPT_glob by independent methods, recheck witnesses and claims."),
     "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),
     "hardness": ("verify", "hardness", "Graph -> k=2 instance: check cost = tau(G) + |E| by vertex-cover solvers."),
