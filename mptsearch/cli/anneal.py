@@ -127,7 +127,12 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
         click.echo(f"optimal savings {cert['optimal_savings']}  agglomerative savings {cert['agglomerative_savings']}"
                    f"  shortfall {cert['fraction']} = {cert['value']:.4f}")
         click.echo(f"optimal hierarchy {cert['free_hierarchy']}  agglomerative {cert['agglomerative_hierarchy']}")
+    for q, v in cert["verification"]["quantities"].items():
+        by = ", ".join(f"{name}={val}" for name, val in v["methods"].items())
+        click.echo(f"OPT_{q} {'proved' if v['proved'] else 'UNCONFIRMED'} by independent methods: {by}")
+    click.echo("certified: every value proved by two independent methods" if cert["certified"]
+               else "not certified: a value lacks a second independent method (see above)")
     if check or objective == "shortfall":
         click.echo(f"instances below half the optimal savings: {run.violations}")
     click.echo(f"wrote {out}")
-    return 130 if run.stopped == "interrupted" else 0
+    return 130 if run.stopped == "interrupted" else (0 if cert["certified"] else 3)

@@ -15,14 +15,15 @@ Variables (ids from one :class:`pysat.formula.IDPool`):
   prefixes really are equal (by induction on t).
 - ``new[i, t]``: the trie node of request i at depth t+1 (its prefix of length t+1) is not the
   node of any earlier request: ``new[i,t] or s[i,j,t] for some j < i``.
-- ``y[i, c, t] >= x[i, c, t] and new[i, t]``: that node is paid, with weight w(c).
+- ``y[i, c, t] >= x[i, c, t] and new[i, t]``: that node is paid, with weight w(c) (a weight w
+  is w unit copies of y in the cardinality bound).
 
 The trie's nodes are the distinct nonempty prefixes, and each is counted once, at the first
 request that has it, so the cost of a layout is sum w(c) y[i,c,t] when s is set truthfully and
 ``new``/``y`` as small as allowed. A satisfying assignment's layout costs at most its count
 (s true only on equal prefixes, so a node marked not new really is shared); conversely every
-layout of cost C gives an assignment of count C. Hence the CNF with the pseudo-Boolean bound
-``sum w(c) y[i,c,t] <= B`` (a PySAT cardinality/PB encoding) is satisfiable iff some layout
+layout of cost C gives an assignment of count C. Hence the CNF with the bound
+``sum w(c) y[i,c,t] <= B`` (a PySAT cardinality encoding) is satisfiable iff some layout
 costs at most B.
 
 For a global order, booleans ``before[a, b]`` (a < b; its negation for the reverse) with a
@@ -39,7 +40,9 @@ from dataclasses import dataclass, field
 
 from ..instance import Instance, InstanceError
 
-__all__ = ["TrieCnf", "trie_cnf", "decode_layout", "decode_order"]
+__all__ = ["TrieCnf", "trie_cnf", "decode_layout", "decode_order", "MAX_UNITS"]
+
+MAX_UNITS = 200_000  # weight units in the cardinality bound (each is a variable)
 
 
 @dataclass
@@ -51,7 +54,7 @@ class TrieCnf:
     clauses : list of list of int
         DIMACS clauses (the structure and the cost bound together).
     nvars : int
-        The largest variable id used (auxiliary variables of the PB encoding included).
+        The largest variable id used (auxiliary variables of the cardinality encoding included).
     x : dict
         ``x[i, c, t]`` -> variable id.
     before : dict
@@ -76,7 +79,7 @@ class TrieCnf:
         return "\n".join(lines) + "\n"
 
 
-def trie_cnf(inst: Instance, bound: int, kind: str = "free", *, pb_encoding: str = "seqcounter") -> TrieCnf:
+def trie_cnf(inst: Instance, bound: int, kind: str = "free", *, card_encoding: str = "seqcounter") -> TrieCnf:
     """CNF that is satisfiable iff a layout (``kind="free"``) or a global order (``"glob"``)
     of trie cost at most ``bound`` exists.
 
@@ -86,9 +89,8 @@ def trie_cnf(inst: Instance, bound: int, kind: str = "free", *, pb_encoding: str
     bound : int
         B. A negative bound gives a trivially unsatisfiable formula (the empty clause).
     kind : {"free", "glob"}
-    pb_encoding : str
-        With unit weights, the name of a :class:`pysat.card.EncType` for the cardinality bound;
-        with other weights a :class:`pysat.pb.EncType` is used (binary merge).
+    card_encoding : str
+        The name of a :class:`pysat.card.EncType` for the bound on the (weight-expanded) count.
 
     Returns
     -------
@@ -98,7 +100,7 @@ def trie_cnf(inst: Instance, bound: int, kind: str = "free", *, pb_encoding: str
     -----
     sum_i k_i^2 position variables, one sharing variable per (pair of requests, depth) that
     can share it (O(m^2 k)), O(m^2 k^2) clauses, plus O(n^3) transitivity clauses for "glob"
-    and the PB encoding of the bound.
+    and the cardinality encoding of the bound (O(B * total weight)).
     """
     from pysat.card import CardEnc, EncType as CardType
     from pysat.formula import IDPool
@@ -175,13 +177,21 @@ def trie_cnf(inst: Instance, bound: int, kind: str = "free", *, pb_encoding: str
     if bound < 0:
         cls.append([])
     elif bound < sum(wt for wt, _ in terms):
-        lits = [v for _, v in terms]
-        if all(wt == 1 for wt, _ in terms):
-            enc = CardEnc.atmost(lits=lits, bound=bound, vpool=pool, encoding=getattr(CardType, pb_encoding))
-        else:
-            from pysat.pb import PBEnc, EncType as PBType
-            enc = PBEnc.atmost(lits=lits, weights=[wt for wt, _ in terms], bound=bound, vpool=pool,
-                               encoding=PBType.binmerge)
+        # A weight w becomes w unit copies (y -> copy), so one cardinality bound covers the
+        # weighted sum; copies only push the count up, so the bound stays exact.
+        if sum(wt for wt, _ in terms) > MAX_UNITS:
+            raise InstanceError(f"total weight {sum(wt for wt, _ in terms)} is too large for the CNF "
+                                f"(at most {MAX_UNITS} weight units)")
+        lits = []
+        for wt, y in terms:
+            if wt == 1:
+                lits.append(y)
+                continue
+            for r in range(wt):
+                z = pool.id(("w", y, r))
+                cls.append([-y, z])
+                lits.append(z)
+        enc = CardEnc.atmost(lits=lits, bound=bound, vpool=pool, encoding=getattr(CardType, card_encoding))
         cls += [list(c) for c in enc.clauses]
     return TrieCnf(cls, pool.top, x, bound, kind, before, len(terms))
 
