@@ -16,7 +16,8 @@ from . import fail
 @click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=600.0, show_default=True,
               help="Seconds per quantity for the SAT search.")
 @click.option("--json", "as_json", is_flag=True, help="Print certificate.json on stdout instead of the table.")
-def certify(instance, out_dir, time_limit, as_json):
+@click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
+def certify(instance, out_dir, time_limit, as_json, quiet):
     """Prove OPT_free and OPT_glob of INSTANCE: a witness that attains each value, and a checked
     DRUP proof that nothing cheaper exists. Re-check the folder later with `mptsearch check DIR`.
 
@@ -52,7 +53,8 @@ def certify(instance, out_dir, time_limit, as_json):
 @click.command("check")
 @click.argument("cert_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def check(cert_dir, as_json):
+@click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
+def check(cert_dir, as_json, quiet):
     """Re-check a certificate folder written by `mptsearch certify`, using only the trie
     definition and the proof checkers. Exit 0 when every part is accepted, 1 otherwise."""
     from ..exitcodes import FAILED, OK

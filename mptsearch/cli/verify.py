@@ -110,21 +110,22 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
 
 @click.command("crosscheck")
 @click.option("--trials", type=click.IntRange(1), default=200, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-s", "--seed", type=int, default=0, show_default=True)
 @click.option("--m-max", type=click.IntRange(2, 12), default=8, show_default=True, help="Most requests per instance.")
 @click.option("--n-max", type=click.IntRange(2, 14), default=9, show_default=True, help="Most chunks per instance.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel processes.")
-@click.option("--time-limit", type=click.FloatRange(0.01), default=20.0, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel processes.")
+@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=20.0, show_default=True,
               help="Seconds per CP-SAT solve.")
-@click.option("--out", "out_dir", metavar="DIR", default=None,
+@click.option("-o", "--out", "out_dir", metavar="DIR", default=None,
               help="Checkpoint, disagreement instance files and summary go here; a rerun resumes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json):
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, quiet):
     """Random weighted instances through every exact method; exit 1 on any disagreement."""
     from ..verify.crosscheck import crosscheck as run
 
     s = run(trials, seed, m_max=m_max, n_max=n_max, time_limit=time_limit, jobs=jobs, out_dir=out_dir,
-            progress=not as_json)
+            progress=not (as_json or quiet))
     if as_json:
         click.echo(json.dumps(s.to_json()))
         return 0 if not s.disagreements else 1
@@ -145,10 +146,11 @@ def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json):
 @click.option("--edges", "edge_file", metavar="FILE", default=None, help="Edge list, one 'u v' per line.")
 @click.option("--random", "random_graph", nargs=2, type=click.IntRange(2), metavar="V E", default=None,
               help="A random graph with V vertices and E edges instead.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True)
+@click.option("-s", "--seed", type=int, default=0, show_default=True)
+@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
-def hardness(edge_file, random_graph, seed, time_limit, as_json):
+@click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
+def hardness(edge_file, random_graph, seed, time_limit, as_json, quiet):
     """Graph -> k=2 instance; check its cost = tau(G) + |E| with independent vertex-cover solvers."""
     from ..verify.hardness import hardness_check, random_graph as rg, read_edge_list
 
