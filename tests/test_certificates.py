@@ -205,3 +205,12 @@ def test_anneal_certificate_needs_two_methods(monkeypatch):
     monkeypatch.setitem(V.METHODS, "sat-glob", (q, kind, too_big, lambda i, L, o: (8, 8, True, [0, 1, 2, 3])))
     with pytest.raises(C.CertificateError, match="contradict"):
         C.certify(k4_3(), "ratio", 9, 8)
+
+
+def test_proof_too_long_to_check_is_undecided_not_proved():
+    from mptsearch.verify.verify import verify
+    with pytest.raises(satproof.SatBudgetExceeded, match="lines"):
+        satproof.sat_optimum(k4_3(), "glob", max_proof_lines=10)
+    rep = verify(k4_3(), methods=["dp-glob", "sat-glob"], limits={"sat-glob": {"max_proof_lines": 10}})
+    assert rep.verdict == "undecided" and not rep.quantities["glob"].proved
+    assert any("lines > 10" in s for s in rep.quantities["glob"].stopped)

@@ -45,3 +45,21 @@ def test_verdicts_can_say_no():
 def test_no_generator_claims_are_not_comparable():
     for c in ("C5", "C6", "C7", "C11", "C12"):
         assert report.verdict({"claim": c, "paper": "35 vs 121", "ours": "35 vs 121", "agree": True})[0] == "n/a"
+
+
+def test_campaign_verdicts_follow_the_data():
+    from experiments.verify_campaigns import _claims
+    rec = {"values": {"free": 14, "glob": 21}, "verdict": "proved",
+           "quantities": {"free": {"methods": ["dp-free", "sat-free"]}, "glob": {"methods": ["dp-glob", "sat-glob"]}}}
+    res = {"record": {"ratio_record": rec, "ratio_record_false_claim": {"verdict": "failed"}},
+           "k2_equal": {"instances": 10, "unequal": 0}}
+    claims = {c["claim"]: c for c in _claims(res)}
+    assert claims["C9"]["agree"] and claims["C2"]["agree"]
+    assert "sat-free" in claims["C9"]["detail"]
+    res["record"]["ratio_record_false_claim"]["verdict"] = "undecided"  # the false claim slipped through
+    assert not {c["claim"]: c for c in _claims(res)}["C9"]["agree"]
+    res["record"]["ratio_record"]["verdict"] = "undecided"
+    res["record"]["ratio_record_false_claim"]["verdict"] = "failed"
+    assert not {c["claim"]: c for c in _claims(res)}["C9"]["agree"]
+    res["k2_equal"]["unequal"] = 1
+    assert not {c["claim"]: c for c in _claims(res)}["C2"]["agree"]

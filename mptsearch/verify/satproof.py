@@ -118,7 +118,8 @@ def _solve(clauses, solver_name, deadline):
 
 
 def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: float | None = 60.0,
-                solver: str = DEFAULT_SOLVER, checkers=("rup", "dratify")) -> SatOptimum:
+                solver: str = DEFAULT_SOLVER, checkers=("rup", "dratify"),
+                max_proof_lines: int | None = None) -> SatOptimum:
     """OPT_free (``kind="free"``) or OPT_glob (``"glob"``) by SAT descent with a checked proof.
 
     Parameters
@@ -134,6 +135,9 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
         A PySAT solver name that logs proofs (CaDiCaL 1.5.3 by default).
     checkers : tuple of str
         Proof checkers to run (see :data:`CHECKERS`); those not installed are skipped.
+    max_proof_lines : int or None
+        Raise :class:`SatBudgetExceeded` instead of checking a longer proof (the Python
+        checkers take about a millisecond per line on large formulas).
 
     Returns
     -------
@@ -171,6 +175,8 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
         if cost > value - 1:  # the model breaks the encoding's promise: never accept it
             raise RuntimeError(f"SAT model at bound {value - 1} reads back as a {kind} witness of cost {cost}")
         value = cost
+    if max_proof_lines is not None and len(payload) > max_proof_lines:
+        raise SatBudgetExceeded(f"UNSAT proof of {len(payload)} lines > {max_proof_lines} to check")
     checks = check_unsat(cnf.nvars, cnf.clauses, payload, checkers)
     optimal = bool(checks) and all(c.ok for c in checks)
     witness = [tuple(s) for s in witness] if kind == "free" else [int(x) for x in witness]

@@ -56,8 +56,8 @@ DEFAULT_LIMITS = {
     "dp-glob": {"max_n": 24},
     "brute-orders": {"max_n": 8},
     "cpsat-glob": {"max_n": 12, "max_pairs": 20_000},
-    "sat-free": {"max_m": 40, "max_k": 8},
-    "sat-glob": {"max_m": 40, "max_n": 16},
+    "sat-free": {"max_m": 40, "max_k": 8, "time_limit": 60.0, "max_proof_lines": 100_000},
+    "sat-glob": {"max_m": 40, "max_n": 16, "time_limit": 60.0, "max_proof_lines": 100_000},
 }
 
 # Methods of one family share code (a model, a module); only different families count as
@@ -222,7 +222,8 @@ def _cpsat_glob(inst, lim, opt):
 def _sat(kind):
     def run(inst, lim, opt):
         from .satproof import sat_optimum
-        r = sat_optimum(inst, kind, time_limit=opt["time_limit"])
+        r = sat_optimum(inst, kind, time_limit=min(opt["time_limit"], lim["time_limit"]),
+                        max_proof_lines=lim["max_proof_lines"])
         if not r.optimal:
             bad = "; ".join(f"{c.checker}: {c.message}" for c in r.checks if not c.ok) or "no checker available"
             raise _ProofRejected(f"UNSAT proof at {r.value - 1} not accepted ({bad})")
