@@ -165,8 +165,9 @@ def recertify_anneal() -> dict:
         v["seconds"] = round(time.perf_counter() - t0, 3)
         b["verification"], b["certified"] = v, v["certified"]
         print(f"anneal k={row['k']} n={row['n']}: {v['verdict']} in {v['seconds']} s", flush=True)
+    from mptsearch.provenance import git_commit
     data["recertified"] = {"by": "python -m experiments.certificates --anneal-only",
-                           "at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+                           "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": git_commit() or "unknown"}
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, indent=1) + "\n")
     tmp.replace(path)
@@ -182,7 +183,8 @@ def anneal_md(data: dict) -> str:
     lines = ["# Best OPT_glob/OPT_free found by annealing (k = 2..6)", "",
              f"mptsearch {env['version']}, commit {env['git_commit']}, {env['cpus']} cpus (shared machine); "
              f"seed {cfg['seed']}, {cfg['seconds']} s and {cfg['jobs']} job(s) per row, requests {cfg['requests']}, "
-             f"unit weights. Generated from table.json by `python -m experiments.certificates --anneal-only`.", "",
+             f"unit weights. Re-certified at commit {data.get('recertified', {}).get('git_commit', '?')} and "
+             f"generated from table.json by `python -m experiments.certificates --anneal-only`.", "",
              f"{n_cert} of {len(rows)} rows are certified: both OPT_free and OPT_glob computed by at least two "
              "methods that share no code (values per method in the last two columns; `sat-*` means a SAT "
              "descent whose final UNSAT proof was checked by our RUP checker and by dratify).", "",
