@@ -255,7 +255,7 @@ def _claims(res):
 def _markdown(run, res):
     L = ["# Independent verification (issue 4)", "",
          f"Commit {run.meta['git_commit']}, mptsearch {run.meta['version']}, seed {run.meta['seed']}, "
-         f"{run.meta['machine']['cpus']} CPUs. Written by `python -m experiments.verify_campaigns`.", ""]
+         f"{run.meta['machine']['cpus']} CPUs. Written by `python -m experiments.verify_campaigns` (parts not rerun are read from their JSON files).", ""]
     if "record" in res:
         r = res["record"]
         L += ["## verify on the ratio record", "", "| method | value | seconds |", "|---|---|---|"]
@@ -267,7 +267,7 @@ def _markdown(run, res):
     if "crosscheck" in res:
         c = res["crosscheck"]
         L += ["## crosscheck", "", f"{c['trials']} trials, {len(c['disagreements'])} disagreements, wall {c['wall_seconds']} s "
-              f"(this run; {c['resumed']} trials resumed from the checkpoint).", "",
+              f"(when computed; {c['resumed']} trials resumed from the checkpoint then).", "",
               "| method | proved | total s |", "|---|---|---|"]
         L += [f"| {m} | {n} | {c['method_seconds'].get(m)} |" for m, n in c["runs"].items()]
         L += ["", f"mix of k (largest request): {c['mix']['k']}; m: {c['mix']['m']}", ""]
