@@ -43,8 +43,7 @@ def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
     from ..verify.verify import verify
 
     methods = [m for q in claims for m in VERIFY_METHODS[q]]
-    rep = verify(inst, claims, methods=methods, time_limit=time_limit, keep_witnesses=False,
-                 limits={"trie-search": {"max_m": 10}})
+    rep = verify(inst, claims, methods=methods, time_limit=time_limit, keep_witnesses=False)
     out = {}
     for q in claims:
         qt = rep.quantities[q]

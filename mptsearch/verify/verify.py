@@ -49,7 +49,7 @@ QUANTITIES = ("free", "glob")
 # Size limits under which each method runs by default ("applies at this size").
 DEFAULT_LIMITS = {
     "dp-free": {"max_m": 18},
-    "trie-search": {"max_m": 10, "max_states": 2_000_000},
+    "trie-search": {"max_m": 20, "max_states": 2_000_000},  # the state budget is the real guard
     "brute-layouts": {"max_layouts": 50_000},
     "vc-cpsat": {"max_m": 5_000},
     "vc-maxsat": {"max_m": 5_000},
