@@ -106,37 +106,46 @@ class _Checker:
 
     def propagate(self) -> bool:
         """Unit propagation from qhead; True on conflict."""
-        while self.qhead < len(self.trail):
-            false_lit = -self.trail[self.qhead]
+        val, trail, watch, clauses = self.val, self.trail, self.watch, self.clauses
+        while self.qhead < len(trail):
+            false_lit = -trail[self.qhead]
             self.qhead += 1
-            ws = self.watch.get(false_lit)
+            ws = watch.get(false_lit)
             if not ws:
                 continue
             keep = []
             conflict = False
-            for idx, h in enumerate(ws):
-                cl = self.clauses[h]
+            for h in ws:
+                cl = clauses[h]
                 if cl is None:
                     continue
                 if conflict:
                     keep.append(h)
                     continue
                 if cl[0] == false_lit:
-                    cl[0], cl[1] = cl[1], cl[0]
-                if self.value(cl[0]) == 1:
+                    cl[0], cl[1] = cl[1], false_lit
+                first = cl[0]
+                fv = val[first] if first > 0 else -val[-first]
+                if fv == 1:
                     keep.append(h)
                     continue
                 for p in range(2, len(cl)):
-                    if self.value(cl[p]) != -1:
-                        cl[1], cl[p] = cl[p], cl[1]
-                        self.watch.setdefault(cl[1], []).append(h)
+                    lit = cl[p]
+                    if (val[lit] if lit > 0 else -val[-lit]) != -1:
+                        cl[1], cl[p] = lit, false_lit
+                        lst = watch.get(lit)
+                        if lst is None:
+                            watch[lit] = [h]
+                        else:
+                            lst.append(h)
                         break
                 else:
                     keep.append(h)
-                    if self.value(cl[0]) == -1:
+                    if fv == -1:
                         conflict = True
                     else:
-                        self.assign(cl[0])
+                        val[abs(first)] = 1 if first > 0 else -1
+                        trail.append(first)
             ws[:] = keep
             if conflict:
                 return True
