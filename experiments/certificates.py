@@ -102,10 +102,11 @@ def reach(seed: int, sizes, time_limit: float):
                 if r.status == "optimal":
                     times.setdefault(r.method, []).append(r.seconds)
                 else:
-                    notes[r.method] = f"{r.status}: {r.note}"
+                    notes[r.method] = f"{r.status}: {r.note}" if r.note else r.status
         for meth in ("trie-search", "sat-free", "sat-glob", "cpsat-glob", "dp-free", "dp-glob"):
             ts = sorted(times.get(meth, []))
-            rows.append({"m": m, "n": n, "method": meth, "solved": len(ts), "of": 3,
+            rows.append({"m": m, "n": n, "method": meth, "solved": len(ts), "of": 3, "time_limit": time_limit,
+                         "trie_states": 2_000_000,
                          "median_seconds": round(ts[len(ts) // 2], 3) if ts else None,
                          "max_seconds": round(ts[-1], 3) if ts else None,
                          "stopped": notes.get(meth, "")})
@@ -147,7 +148,8 @@ def table_md(head, reach_rows, meta) -> str:
     for r in reach_rows:
         lines.append(f"| {r['m']} | {r['n']} | {r['method']} | {r['solved']}/{r['of']} | "
                      f"{'-' if r['median_seconds'] is None else r['median_seconds']} | "
-                     f"{'-' if r['max_seconds'] is None else r['max_seconds']} | {r['stopped']} |")
+                     f"{'-' if r['max_seconds'] is None else r['max_seconds']} | "
+                     f"{'time limit, bounds only' if r['stopped'].rstrip(': ') == 'bound' else r['stopped']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -224,7 +226,9 @@ def main(argv=None):
         recertify_anneal()
         return
     sizes = [int(v) for v in a.reach_sizes.split(",")]
-    run = Run("certificates", {"reach_sizes": sizes, "reach_only": a.reach_only, "reach_time_limit": a.reach_time_limit,
+    run = Run("certificates", {"reach_sizes": "kept from reach.json" if a.skip_reach else sizes,
+                               "reach_only (headline kept from headline.json)": a.reach_only,
+                               "reach_time_limit": None if a.skip_reach else a.reach_time_limit,
                                "verify_time_limit": 120.0}, a.seed, a.out)
     head = []
     if a.reach_only:
