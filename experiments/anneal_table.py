@@ -14,6 +14,7 @@ import json
 import os
 import time
 
+from experiments.certificates import anneal_md as table_md  # one builder of table.md
 from mptsearch.search.anneal import AnnealConfig
 from mptsearch.provenance import environment
 from mptsearch.search.certificate import certify, run_record, write_json
@@ -21,25 +22,6 @@ from mptsearch.search.parallel import anneal
 
 ROWS = [(2, 6), (3, 6), (3, 7), (4, 7), (4, 8), (4, 9), (5, 8), (5, 9), (6, 9), (6, 10)]
 OUT = os.path.join(os.path.dirname(__file__), "..", "results", "anneal")
-
-
-def table_md(data: dict) -> str:
-    env = data["environment"]
-    lines = [f"# Best OPT_glob/OPT_free found by annealing (k = 2..6)", "",
-             f"mptsearch {env['version']}, commit {env['git_commit']}, {env['cpus']} cpus "
-             f"(shared machine, load average at start {env['load_average']}); seed {data['config']['seed']}, "
-             f"{data['config']['seconds']} s and {data['config']['jobs']} job(s) per row, requests "
-             f"{data['config']['requests']}, unit weights. Every row is certified: OPT_free by the "
-             f"exact DP with its layout's trie cost, OPT_glob by the exact DP with its order's cost.", "",
-             "| k | n | best ratio | OPT_glob/OPT_free | m | evaluations | seconds | canonical instance |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in data["rows"]:
-        b = r["best"]
-        lines.append(f"| {r['k']} | {r['n']} | {b['value']:.4f} | {b['opt_glob']}/{b['opt_free']} | {b['m']} | "
-                     f"{r['evaluations']:,} | {r['seconds']:.0f} | `{b['canonical']}` |")
-    lines += ["", "Paper: 1.20 at k=3, 1.50 at k=4 (n=7); L_5 1.167, L_6 1.25. "
-              "The trivial upper bound is k; k/log2 k is 1.58 at k=3, 2 at k=4, 2.15 at k=5, 2.32 at k=6."]
-    return "\n".join(lines) + "\n"
 
 
 def main():

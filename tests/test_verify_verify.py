@@ -57,9 +57,74 @@ def test_bad_witness_detected(monkeypatch):
     assert not rep.ok and any("not a valid order" in p for p in rep.problems)
 
 
-def test_unverifiable_claim_fails():
+def test_unverifiable_claim_is_undecided():
     rep = verify(k4_3(), {"glob": 9}, methods=["dp-free"], **FAST)
-    assert not rep.ok and "unverified" in rep.claims[0].reason
+    assert rep.verdict == "undecided" and rep.exit_code == 3
+    assert rep.claims[0].status == "undecided" and "no method computed" in rep.claims[0].reason
+
+
+def test_one_method_is_unconfirmed():
+    """One method per quantity: values shown, not proved; --min-methods 1 accepts them."""
+    rep = verify(k4_3(), {"free": 8}, methods=["dp-free", "dp-glob"], **FAST)
+    assert rep.values == {"free": 8, "glob": 9}
+    assert rep.verdict == "undecided" and not rep.quantities["free"].proved
+    assert "unconfirmed" in rep.claims[0].reason
+    rep = verify(k4_3(), {"free": 8}, methods=["dp-free", "dp-glob"], min_methods=1, **FAST)
+    assert rep.verdict == "proved" and rep.exit_code == 0
+
+
+def test_same_family_counts_once():
+    """vc-cpsat and vc-maxsat solve the same model: two methods, one independent family."""
+    inst = from_lists([[0, 1], [1, 2], [2, 3]])
+    rep = verify(inst, methods=["vc-cpsat", "vc-maxsat", "dp-glob", "brute-orders"], **FAST)
+    assert rep.quantities["free"].methods == ["vc-cpsat", "vc-maxsat"]
+    assert len(rep.quantities["free"].families) == 1 and not rep.quantities["free"].proved
+    assert rep.quantities["glob"].proved and rep.verdict == "undecided"
+
+
+def test_planted_wrong_value_in_one_method_fails(monkeypatch):
+    """A method that returns a wrong value with a witness that really costs that much is
+    still caught: it disagrees with the independent methods."""
+    q, kind, too_big, run = V.METHODS["sat-glob"]
+    monkeypatch.setitem(V.METHODS, "sat-glob", (q, kind, too_big, lambda i, L, o: (10, 10, True, [3, 2, 1, 0])))
+    rep = verify(k4_3(), methods=["dp-glob", "sat-glob"], **FAST)
+    assert rep.verdict == "failed" and rep.exit_code == 1
+    assert any("disagree" in p for p in rep.problems)
+
+
+def test_rejected_proof_makes_sat_method_fail(monkeypatch):
+    from mptsearch.verify import satproof
+    monkeypatch.setitem(satproof.CHECKERS, "rup", (lambda nv, cl, pr: (False, "planted"), lambda: True))
+    rep = verify(k4_3(), methods=["dp-free", "sat-free"], **FAST)
+    assert rep.verdict == "failed"
+    assert any("sat-free failed" in p and "planted" in p for p in rep.problems)
+
+
+def _wide_instance():
+    """21 requests over 36 chunks: every exact method is past its size limit for OPT_glob."""
+    import random
+    rng = random.Random(3)
+    reqs = [rng.sample(range(36), rng.randint(3, 6)) for _ in range(21)]
+    for c in range(36):  # every chunk used
+        reqs[c % 21].append(c)
+    return from_lists([sorted(set(r)) for r in reqs])
+
+
+def test_past_every_limit_is_undecided_not_verified(capsys):
+    inst = _wide_instance()
+    assert inst.m == 21 and inst.n == 36
+    rep = verify(inst, time_limit=0.5)
+    assert rep.verdict == "undecided" and rep.exit_code == 3
+    assert rep.values["glob"] is None
+    assert any("n=36 > 24" in s for s in rep.quantities["glob"].stopped)
+    import json as _json
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        _json.dump(inst.to_json(), fh)
+    assert main(["verify", fh.name, "-t", "0.5"]) == 3
+    out = capsys.readouterr().out
+    assert "undecided at this size" in out and "verified\n" not in out.replace("NOT verified", "")
+    assert "stopped by a limit: dp-glob: n=36 > 24" in out
 
 
 def test_parse_claims():
@@ -73,6 +138,7 @@ def test_cli_exit_codes(capsys, tmp_path):
     assert main(["verify", RECORD, "--claim", "free=14", "--claim", "glob=21"]) == 0
     out = capsys.readouterr().out
     assert "verified" in out and "cpsat-glob" in out and "order costs 21 ok" in out
+    assert "OPT_free = 14  proved by 3 independent methods" in out
     assert main(["verify", RECORD, "--claim", "glob=20"]) == 1
     out = capsys.readouterr().out
     assert "claim glob=20: FALSE (OPT_glob is 21, not 20" in out and "NOT verified" in out
@@ -80,8 +146,13 @@ def test_cli_exit_codes(capsys, tmp_path):
     assert main(["verify", "01 0", "--method", "nope"]) == 2
     assert main(["verify", "0 0 1 1 1"]) == 0  # duplicates merged, with a note
     cert = tmp_path / "cert.json"
-    assert main(["verify", "012 013 023 123", "--claim", "free=8", "--json", str(cert)]) == 0
+    assert main(["verify", "012 013 023 123", "--claim", "free=8", "-o", str(cert)]) == 0
     data = json.loads(cert.read_text())
-    assert data["ok"] and data["values"] == {"free": 8, "glob": 9}
+    assert data["ok"] and data["values"] == {"free": 8, "glob": 9} and data["verdict"] == "proved"
+    capsys.readouterr()
+    assert main(["verify", "012 013 023 123", "--claim", "free=8", "--json"]) == 0
+    stdout = json.loads(capsys.readouterr().out)  # one JSON object and nothing else
+    assert stdout["quantities"]["free"]["proved"] and stdout["exit_code"] == 0
+    assert main(["verify", "012 013 023 123", "--method", "dp-free", "--json"]) == 3
     assert data["instance"]["requests"] == [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]
     assert all(len(r["witness"]) == 4 for r in data["methods"] if r["status"] == "optimal" and r["quantity"] == "free")

@@ -33,6 +33,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "status": ("enumerate", "status_cmd", "Pieces done, hits and time left of enumeration stores."),
     "hits": ("enumerate", "hits_cmd", "The hits (optionally the minimal ones) of an enumeration store."),
     "solve": ("solve", "solve", "Solve one instance exactly and with every heuristic and bound."),
+    "certify": ("certify", "certify", "Prove OPT_free/OPT_glob: witness, CNF and checked DRUP proof in a folder."),
+    "check": ("certify", "check", "Re-check a certificate folder with the trie definition and proof checkers."),
     "verify": ("verify", "verify", "Verify OPT_free/OPT_glob by independent methods, recheck witnesses and claims."),
     "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),
     "hardness": ("verify", "hardness", "Graph -> k=2 instance: check cost = tau(G) + |E| by vertex-cover solvers."),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..exitcodes import FAILED, INTERRUPTED, OK, UNDECIDED
+
 from ._common import KERNEL_MODULES, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
     quiet_option, seed_option, time_limit_option, write_json
 
@@ -103,13 +105,15 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
         cert = certify(run.instance, objective, run.num, run.den)
     except CertificateError as exc:
         click.echo(f"mptsearch: certificate check failed: {exc}", err=True)
-        return 1
+        return FAILED
     record = run_record(run, cert, settings)
+    # interrupted wins; else a find is OK only when both values are proved (docs/cli.md)
+    code = INTERRUPTED if run.stopped == "interrupted" else (OK if cert["certified"] else UNDECIDED)
     if out is not None:
         write_json(out, record)
     if as_json:
         emit_json(record)
-        return 130 if run.stopped == "interrupted" else 0
+        return code
 
     click.echo(f"stopped ({run.stopped}) after {run.seconds:.1f} s: {run.evaluations:,} evaluations "
                f"({run.evaluations / max(run.seconds, 1e-9):,.0f}/s), {run.restarts_started} restarts")
@@ -127,7 +131,12 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
         click.echo(f"optimal savings {cert['optimal_savings']}  agglomerative savings {cert['agglomerative_savings']}"
                    f"  shortfall {cert['fraction']} = {cert['value']:.4f}")
         click.echo(f"optimal hierarchy {cert['free_hierarchy']}  agglomerative {cert['agglomerative_hierarchy']}")
+    for q, v in cert["verification"]["quantities"].items():
+        by = ", ".join(f"{name}={val}" for name, val in v["methods"].items())
+        click.echo(f"OPT_{q} {'proved' if v['proved'] else 'UNCONFIRMED'} by independent methods: {by}")
+    click.echo("certified: every value proved by two independent methods" if cert["certified"]
+               else "not certified: a value lacks a second independent method (see above)")
     if check or objective == "shortfall":
         click.echo(f"instances below half the optimal savings: {run.violations}")
     note(f"wrote {out}" if out is not None else "nothing written (-o PATH keeps the JSON record)", quiet)
-    return 130 if run.stopped == "interrupted" else 0
+    return code

@@ -19,19 +19,27 @@ def _fmt(v):
               help="A value to check: free=VALUE or glob=VALUE; repeatable.")
 @click.option("--method", "methods", multiple=True, metavar="NAME",
               help="Run only these methods (repeatable; default: every method that applies at this size).")
-@click.option("--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True,
-              help="Seconds per CP-SAT solve.")
+@click.option("--min-methods", type=click.IntRange(1), default=2, show_default=True,
+              help="Independent methods (sharing no code) that must agree before a value counts as proved.")
+@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True,
+              help="Seconds per CP-SAT solve and per SAT descent.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="CP-SAT workers (1 is deterministic).")
-@click.option("--json", "json_path", metavar="FILE", default=None,
-              help="Write the whole certificate (values, witnesses, timings) as JSON to FILE (- for stdout).")
-def verify(instance, claims, methods, time_limit, workers, json_path):
+@click.option("--json", "as_json", is_flag=True, help="Print the whole certificate as one JSON object on stdout.")
+@click.option("-o", "--out", "out_path", metavar="FILE", default=None,
+              help="Write the whole certificate (values, witnesses, timings) as JSON to FILE, atomically.")
+@click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
+def verify(instance, claims, methods, min_methods, time_limit, workers, as_json, out_path, quiet):
     """Compute OPT_free and OPT_glob of INSTANCE by every method that applies, recheck each
-    witness, and check the claims. Exit 0 when all agree and every claim holds, 1 otherwise.
+    witness, and check the claims. A value is proved when --min-methods methods that share no
+    code agree. Exit 0 when every claim and optimum is proved, 1 when something is false (a
+    refuted claim, methods that disagree, a witness or proof rejected), 3 when it could not be
+    decided at this size (the limit that stopped each method is printed).
 
         mptsearch verify "0145 0236 1236 1245 1345 1456 2346 2356" --claim free=14 --claim glob=21
     """
     from ..instance import InstanceError, compact, parse_instance
+    from ..search.certificate import write_json
     from ..verify.verify import METHODS, parse_claims, verify as run
 
     inst = parse_instance(instance)
@@ -42,12 +50,19 @@ def verify(instance, claims, methods, time_limit, workers, json_path):
     bad = [m for m in methods if m not in METHODS]
     if bad:
         fail(f"unknown method {bad[0]!r}; choose from {', '.join(METHODS)}")
-    for note in inst.notes:
-        click.echo(f"note: {note}", err=True)
-    rep = run(inst, claim_map, methods=list(methods) or "auto", time_limit=time_limit, workers=workers)
-    if json_path == "-":
+    if not quiet:
+        for note in inst.notes:
+            click.echo(f"note: {note}", err=True)
+    rep = run(inst, claim_map, methods=list(methods) or "auto", time_limit=time_limit, workers=workers,
+              min_methods=min_methods)
+    if out_path:
+        try:
+            write_json(out_path, rep.to_json())
+        except OSError as exc:
+            fail(f"cannot write {out_path}: {exc.strerror}")
+    if as_json:
         click.echo(json.dumps(rep.to_json()))
-        return 0 if rep.ok else 1
+        return rep.exit_code
     click.echo(f"instance  {compact(inst) if inst.m <= 40 else f'({inst.m} requests)'}")
     click.echo(f"n={inst.n} chunks, m={inst.m} requests, k<={max(len(o) for o in inst.orders)}, "
                f"sum_i w(R_i)={inst.total_weight()}")
@@ -66,41 +81,51 @@ def verify(instance, claims, methods, time_limit, workers, json_path):
         else:
             wit += f" (time limit; proven >= {r.bound})"
         click.echo(f"{r.method:<15}{'OPT_' + r.quantity:<10}{val:>8}{r.seconds:>10.3f}  {wit}")
-    for q in ("free", "glob"):
-        n_ok = sum(1 for r in rep.rows if r.quantity == q and r.status == "optimal")
-        click.echo(f"OPT_{q} = {_fmt(rep.values[q])}  ({n_ok} method(s))")
+    for q, qt in rep.quantities.items():
+        if qt.value is None:
+            rng = f"in [{_fmt(qt.lower)}, {_fmt(qt.upper)}] " if qt.lower is not None or qt.upper is not None else ""
+            click.echo(f"OPT_{q} = - {rng}(undecided: no method computed it)")
+            for why in qt.stopped:
+                click.echo(f"  stopped by a limit: {why}")
+            continue
+        by = ", ".join(f"{m}={qt.value}" for m in qt.methods)
+        if qt.proved:
+            click.echo(f"OPT_{q} = {qt.value}  proved by {len(qt.families)} independent methods ({by})")
+        else:
+            click.echo(f"OPT_{q} = {qt.value}  unconfirmed: {len(qt.families)} independent method(s) "
+                       f"of {rep.min_methods} needed ({by})")
+            for why in qt.stopped:
+                click.echo(f"  stopped by a limit: {why}")
     for c in rep.claims:
-        click.echo(f"claim {c.quantity}={c.claimed}: {'holds' if c.holds else 'FALSE'} ({c.reason})")
+        word = {"proved": "holds", "refuted": "FALSE", "undecided": "undecided"}[c.status]
+        click.echo(f"claim {c.quantity}={c.claimed}: {word} ({c.reason})")
     for p in rep.problems:
         click.echo(f"problem: {p}")
-    if json_path:
-        try:
-            with open(json_path, "w", encoding="utf-8") as fh:
-                json.dump(rep.to_json(), fh, indent=1)
-        except OSError as exc:
-            fail(f"cannot write {json_path}: {exc.strerror}")
-        click.echo(f"certificate written to {json_path}")
-    click.echo("verified" if rep.ok else "NOT verified")
-    return 0 if rep.ok else 1
+    if out_path:
+        click.echo(f"certificate written to {out_path}")
+    click.echo({"proved": "verified", "failed": "NOT verified: something is false",
+                "undecided": "undecided at this size (exit 3)"}[rep.verdict])
+    return rep.exit_code
 
 
 @click.command("crosscheck")
 @click.option("--trials", type=click.IntRange(1), default=200, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-s", "--seed", type=int, default=0, show_default=True)
 @click.option("--m-max", type=click.IntRange(2, 12), default=8, show_default=True, help="Most requests per instance.")
 @click.option("--n-max", type=click.IntRange(2, 14), default=9, show_default=True, help="Most chunks per instance.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel processes.")
-@click.option("--time-limit", type=click.FloatRange(0.01), default=20.0, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel processes.")
+@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=20.0, show_default=True,
               help="Seconds per CP-SAT solve.")
-@click.option("--out", "out_dir", metavar="DIR", default=None,
+@click.option("-o", "--out", "out_dir", metavar="DIR", default=None,
               help="Checkpoint, disagreement instance files and summary go here; a rerun resumes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json):
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, quiet):
     """Random weighted instances through every exact method; exit 1 on any disagreement."""
     from ..verify.crosscheck import crosscheck as run
 
     s = run(trials, seed, m_max=m_max, n_max=n_max, time_limit=time_limit, jobs=jobs, out_dir=out_dir,
-            progress=not as_json)
+            progress=not (as_json or quiet))
     if as_json:
         click.echo(json.dumps(s.to_json()))
         return 0 if not s.disagreements else 1
@@ -121,10 +146,11 @@ def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json):
 @click.option("--edges", "edge_file", metavar="FILE", default=None, help="Edge list, one 'u v' per line.")
 @click.option("--random", "random_graph", nargs=2, type=click.IntRange(2), metavar="V E", default=None,
               help="A random graph with V vertices and E edges instead.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True)
+@click.option("-s", "--seed", type=int, default=0, show_default=True)
+@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
-def hardness(edge_file, random_graph, seed, time_limit, as_json):
+@click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
+def hardness(edge_file, random_graph, seed, time_limit, as_json, quiet):
     """Graph -> k=2 instance; check its cost = tau(G) + |E| with independent vertex-cover solvers."""
     from ..verify.hardness import hardness_check, random_graph as rg, read_edge_list
 

@@ -4,7 +4,7 @@ Independent of the subset DP of :mod:`mptsearch.exact.glob`. The variables are a
 as precedence booleans ``before[a, c]`` ("a comes before c"; one boolean per unordered pair,
 its negation for the reverse) made transitive by a clause per ordered triple. A chunk c,
 placed after the chunks P before it, costs w(c) times the number of distinct histories
-R_i ∩ P among the requests i in S_c (SPEC, "Exact OPT_glob"). Two requests i, j of S_c have
+R_i ∩ P among the requests i in S_c (global orders: the paper, Section 4). Two requests i, j of S_c have
 different histories iff some chunk of their symmetric difference comes before c, so with
 
     diff[c, i, j] >= before[d, c]          for every d in R_i Δ R_j,

@@ -12,7 +12,7 @@ start with u only if u is in C. Hence
                ( w(v) if C ∩ {u, v} = {u};  w(u) if C ∩ {u, v} = {v};  min(w(u), w(v)) if both ),
 
 every layout being of this form. With unit weights and no one-chunk requests the sum is
-|C| + |E|, so OPT_free = tau(G) + m (SPEC, "k <= 2"). Both models below use a boolean x_v
+|C| + |E|, so OPT_free = tau(G) + m (the paper, Section 4: at k = 2 the problem is minimum vertex cover). Both models below use a boolean x_v
 ("v is a first-level chunk") and, for each edge {u, v} with u < v, an orientation boolean y_e
 ("u comes first"), with the hard clauses y_e -> x_u, not y_e -> x_v, x_t for t in T, and the
 objective sum_v w(v) x_v + sum_e (w(v) y_e + w(u) (1 - y_e)).

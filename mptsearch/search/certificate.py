@@ -8,6 +8,13 @@ certificate has been checked against the ground truth :func:`~mptsearch.trie.tri
 (:func:`mptsearch.enumerate.canon.canonical_form`), so equal finds from different runs
 compare equal; shortfall finds keep the request order they were evaluated in, because the
 deterministic "first" tie-breaking of agglomerative clustering depends on it.
+
+Rechecking a layout's cost proves only the upper side. The optimal side goes through the same
+two-method verification as ``mptsearch verify`` (:func:`verification`): each quantity the
+objective rests on (OPT_free and OPT_glob for a ratio, OPT_free for a shortfall) is computed
+by methods that share no code (the exact DPs, SAT with a checked UNSAT proof, the trie search
+where it reaches), and the record says ``"certified": true`` only when every one of them is
+proved by at least two.
 """
 
 from __future__ import annotations
@@ -19,7 +26,33 @@ from fractions import Fraction
 from ..instance import compact
 from ..provenance import environment
 
-__all__ = ["CertificateError", "certify", "run_record"]
+__all__ = ["CertificateError", "certify", "run_record", "verification", "VERIFY_METHODS"]
+
+# The independent methods run on a find (m <= 10 or so at annealing sizes). The SAT methods stop
+# at 30 s of solving or a proof too long to check here; the others then carry the verdict.
+VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free"), "glob": ("dp-glob", "cpsat-glob", "sat-glob")}
+
+
+def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
+    """Two-method verification of the claimed values (``{"free": V, "glob": W}``).
+
+    Returns ``{"certified": bool, "verdict": ..., "quantities": {q: {"value", "proved",
+    "methods": {name: value or why it did not run}, "families"}}}``; ``certified`` is True only
+    when every claimed quantity is proved by two independent methods and equals the claim.
+    """
+    from ..verify.verify import verify
+
+    methods = [m for q in claims for m in VERIFY_METHODS[q]]
+    rep = verify(inst, claims, methods=methods, time_limit=time_limit, keep_witnesses=False)
+    out = {}
+    for q in claims:
+        qt = rep.quantities[q]
+        rows = {r.method: (r.value if r.status == "optimal" else f"{r.status}: {r.note}".strip(": "))
+                for r in rep.rows if r.quantity == q}
+        out[q] = {"value": qt.value, "proved": qt.proved, "methods": rows, "families": qt.families,
+                  "seconds": round(sum(r.seconds for r in rep.rows if r.quantity == q), 3)}
+    return {"certified": rep.verdict == "proved", "verdict": rep.verdict, "problems": rep.problems,
+            "quantities": out}
 
 
 class CertificateError(RuntimeError):
@@ -68,6 +101,10 @@ def certify(inst, objective: str, num: int, den: int) -> dict:
                    fraction=str(Fraction(glob.value, free.value)), opt_free=free.value,
                    opt_glob=glob.value, free_layout=_labels(canon, free.layout),
                    free_hierarchy=free.hierarchy.nested(), glob_order=[canon.labels[x] for x in glob.order])
+        out["verification"] = v = verification(canon, {"free": free.value, "glob": glob.value})
+        if v["verdict"] == "failed":
+            raise CertificateError("independent methods contradict the DPs: " + "; ".join(v["problems"]))
+        out["certified"] = v["certified"]
         return out
     from ..heuristics.agglomerative import agglomerative
 
@@ -85,6 +122,10 @@ def certify(inst, objective: str, num: int, den: int) -> dict:
                free_layout=_labels(inst, free.layout), free_hierarchy=free.hierarchy.nested(),
                agglomerative_hierarchy=agg.hierarchy.nested(),
                canonical_agglomerative_savings=canon_agg)
+    out["verification"] = v = verification(inst, {"free": free.value})
+    if v["verdict"] == "failed":
+        raise CertificateError("independent methods contradict the DP: " + "; ".join(v["problems"]))
+    out["certified"] = v["certified"]
     return out
 
 

@@ -1,7 +1,7 @@
 """NP-hardness, executable: minimum vertex cover reduces to MPT with two-chunk requests.
 
 A graph G = (V, E) becomes the instance whose chunks are the non-isolated vertices (unit
-weight) and whose requests are the edges. Its OPT_free is tau(G) + |E| (SPEC, "k <= 2";
+weight) and whose requests are the edges. Its OPT_free is tau(G) + |E| (the paper, Section 4;
 derivation in :mod:`mptsearch.encodings.vertex_cover`). :func:`hardness_check` computes the
 instance's cost with the MPT solvers that apply (free and glob DPs, trie search, the k <= 2
 CP-SAT and MaxSAT models) and tau(G) with plain vertex-cover solvers sharing no code with them

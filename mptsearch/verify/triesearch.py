@@ -62,7 +62,7 @@ def trie_search(inst: Instance, *, max_states: int | None = 2_000_000) -> TrieSe
     -----
     Exponential: each state (live requests L, emitted chunks E) tries every chunk c of the
     lowest request of L and every subset of the requests of L containing c, so the work is
-    O(sum over states of k 2^|L|). It does not use Theorem 1 (SPEC, "Theorem 1"), which is
+    O(sum over states of k 2^|L|). It does not use Theorem 1 (the paper, Section 3), which is
     why it is a check of it.
 
     Examples

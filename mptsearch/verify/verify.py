@@ -16,7 +16,16 @@ method                    computes   how                                        
 ``dp-glob``               OPT_glob   subset DP over chunks (:mod:`mptsearch.exact.glob`) order
 ``brute-orders``          OPT_glob   every global order, n! of them                     order
 ``cpsat-glob``            OPT_glob   CP-SAT on precedence booleans and history counts   order
+``sat-free``              OPT_free   SAT descent on the trie CNF, UNSAT proof checked   layout
+``sat-glob``              OPT_glob   the same with a global order                       order
 ========================  =========  ================================================  =======
+
+A value is *proved* when at least ``min_methods`` (default 2) methods of different
+:data:`FAMILIES` (no shared code) computed it exactly and no exact method disagrees. The
+verdict (:attr:`VerifyReport.verdict`) is "proved" (exit 0), "failed" (a method disagrees, a
+witness does not recheck, a claim is refuted: exit 1) or "undecided" (nothing false, but a
+claim or a reported optimum has fewer than ``min_methods`` methods behind it: exit 3, with the
+limit that stopped each method).
 """
 
 from __future__ import annotations
@@ -29,22 +38,35 @@ from typing import Callable, Mapping, Sequence
 
 from ..instance import Instance, InstanceError
 from ..trie import order_cost, trie_cost
+from .satproof import SatBudgetExceeded
 from .triesearch import SearchBudgetExceeded
 
-__all__ = ["verify", "VerifyReport", "MethodRow", "ClaimCheck", "METHODS", "DEFAULT_LIMITS", "parse_claims"]
+__all__ = ["verify", "VerifyReport", "MethodRow", "ClaimCheck", "METHODS", "FAMILIES", "DEFAULT_LIMITS",
+           "parse_claims"]
 
 QUANTITIES = ("free", "glob")
 
 # Size limits under which each method runs by default ("applies at this size").
 DEFAULT_LIMITS = {
     "dp-free": {"max_m": 18},
-    "trie-search": {"max_m": 10, "max_states": 2_000_000},
+    "trie-search": {"max_m": 20, "max_states": 2_000_000},  # the state budget is the real guard
     "brute-layouts": {"max_layouts": 50_000},
     "vc-cpsat": {"max_m": 5_000},
     "vc-maxsat": {"max_m": 5_000},
     "dp-glob": {"max_n": 24},
     "brute-orders": {"max_n": 8},
     "cpsat-glob": {"max_n": 12, "max_pairs": 20_000},
+    "sat-free": {"max_m": 40, "max_k": 8, "time_limit": 60.0, "max_proof_lines": 100_000},
+    "sat-glob": {"max_m": 40, "max_n": 16, "time_limit": 60.0, "max_proof_lines": 100_000},
+}
+
+# Methods of one family share code (a model, a module); only different families count as
+# independent evidence. Every method's witness is rechecked by the trie definition itself.
+FAMILIES = {
+    "dp-free": "theorem-1 subset DP", "trie-search": "trie-node search", "brute-layouts": "enumeration",
+    "vc-cpsat": "vertex-cover model", "vc-maxsat": "vertex-cover model", "sat-free": "trie CNF + checked proof",
+    "dp-glob": "chunk subset DP", "brute-orders": "enumeration", "cpsat-glob": "history-count CP-SAT",
+    "sat-glob": "trie CNF + checked proof",
 }
 
 
@@ -67,16 +89,42 @@ class MethodRow:
 
 @dataclass
 class ClaimCheck:
+    """A claimed value against the methods. ``status`` is "proved" (at least min_methods
+    independent methods agree with it), "refuted" (an exact method or a proven bound excludes
+    it) or "undecided" (nothing excludes it, too few methods confirm it)."""
+
     quantity: str
     claimed: int
     found: int | None
     holds: bool
     reason: str
+    status: str = "undecided"
+
+
+@dataclass
+class Quantity:
+    """What the methods say about OPT_free or OPT_glob: the agreed value, the independent
+    families behind it, and why the others did not decide."""
+
+    quantity: str
+    value: int | None
+    methods: list
+    families: list
+    proved: bool
+    lower: int | None = None
+    upper: int | None = None
+    stopped: list = field(default_factory=list)
 
 
 @dataclass
 class VerifyReport:
-    """The certificate: every method's row, the agreed values, claims, problems, verdict."""
+    """The certificate: every method's row, the agreed values, claims, problems, verdict.
+
+    ``ok`` is True when nothing was found false (no disagreement, bad witness or refuted
+    claim); ``verdict`` is "proved" only when, in addition, every claim and every reported
+    optimum is proved by ``min_methods`` independent methods (:attr:`exit_code` 0), "failed"
+    when something is false (1), "undecided" otherwise (3).
+    """
 
     instance: Instance
     rows: list
@@ -85,6 +133,14 @@ class VerifyReport:
     problems: list
     ok: bool
     environment: dict = field(default_factory=dict)
+    quantities: dict = field(default_factory=dict)
+    min_methods: int = 2
+    verdict: str = "undecided"
+
+    @property
+    def exit_code(self) -> int:
+        from ..exitcodes import FAILED, OK, UNDECIDED
+        return {"proved": OK, "failed": FAILED}.get(self.verdict, UNDECIDED)
 
     def to_json(self) -> dict:
         """Everything as JSON-ready data; witnesses are given in chunk labels."""
@@ -92,6 +148,7 @@ class VerifyReport:
         rows = []
         for r in self.rows:
             d = asdict(r)
+            d["family"] = FAMILIES.get(r.method, r.method)
             if r.witness is not None and r.witness_kind == "layout":
                 d["witness"] = inst.label_orders(r.witness)
             elif r.witness is not None and r.witness_kind == "order":
@@ -100,7 +157,9 @@ class VerifyReport:
         return {
             "instance": inst.to_json(),
             "n": inst.n, "m": inst.m,
+            "verdict": self.verdict, "exit_code": self.exit_code, "min_methods": self.min_methods,
             "values": self.values,
+            "quantities": {q: asdict(v) for q, v in self.quantities.items()},
             "methods": rows,
             "claims": [asdict(c) for c in self.claims],
             "problems": list(self.problems),
@@ -160,6 +219,22 @@ def _cpsat_glob(inst, lim, opt):
     return r.value, r.bound, r.optimal, r.order
 
 
+def _sat(kind):
+    def run(inst, lim, opt):
+        from .satproof import sat_optimum
+        r = sat_optimum(inst, kind, time_limit=min(opt["time_limit"], lim["time_limit"]),
+                        max_proof_lines=lim["max_proof_lines"])
+        if not r.optimal:
+            bad = "; ".join(f"{c.checker}: {c.message}" for c in r.checks if not c.ok) or "no checker available"
+            raise _ProofRejected(f"UNSAT proof at {r.value - 1} not accepted ({bad})")
+        return r.value, r.value, True, r.witness
+    return run
+
+
+class _ProofRejected(RuntimeError):
+    """The SAT solver's proof did not pass a checker: the method failed."""
+
+
 def _k(inst):
     return max(len(o) for o in inst.orders)
 
@@ -177,10 +252,14 @@ METHODS: dict[str, tuple[str, str, Callable, Callable]] = {
         math.prod(math.factorial(len(o)) for o in i.orders)), _brute_layouts),
     "vc-cpsat": ("free", "layout", lambda i, L: (_k(i) > 2 and f"k={_k(i)} > 2") or (i.m > L["max_m"] and f"m={i.m} > {L['max_m']}"), _vc_cpsat),
     "vc-maxsat": ("free", "layout", lambda i, L: (_k(i) > 2 and f"k={_k(i)} > 2") or (i.m > L["max_m"] and f"m={i.m} > {L['max_m']}"), _vc_maxsat),
+    "sat-free": ("free", "layout", lambda i, L: (i.m > L["max_m"] and f"m={i.m} > {L['max_m']}") or (
+        _k(i) > L["max_k"] and f"k={_k(i)} > {L['max_k']}"), _sat("free")),
     "dp-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (i.m > 64 and f"m={i.m} > 64"), _dp_glob),
     "brute-orders": ("glob", "order", lambda i, L: i.n > L["max_n"] and f"n={i.n} > {L['max_n']}", _brute_orders),
     "cpsat-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (
         _pairs(i) > L["max_pairs"] and f"model too large ({_pairs(i)} request pairs)"), _cpsat_glob),
+    "sat-glob": ("glob", "order", lambda i, L: (i.m > L["max_m"] and f"m={i.m} > {L['max_m']}") or (
+        i.n > L["max_n"] and f"n={i.n} > {L['max_n']}"), _sat("glob")),
 }
 
 
@@ -213,7 +292,7 @@ def _recheck(inst, kind, witness) -> int:
 def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = None, *,
            methods: Sequence[str] | str = "auto", limits: Mapping[str, Mapping] | None = None,
            time_limit: float = 60.0, workers: int = 1, seed: int = 0,
-           keep_witnesses: bool = True) -> VerifyReport:
+           keep_witnesses: bool = True, min_methods: int = 2) -> VerifyReport:
     """Compute OPT_free and OPT_glob by every applicable method and check them against each other.
 
     Parameters
@@ -230,13 +309,16 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
         Passed to the CP-SAT solvers (per solve).
     keep_witnesses : bool
         Keep the witnesses in the report (False saves memory in long campaigns).
+    min_methods : int
+        Independent methods (different :data:`FAMILIES`) needed to call a value proved.
 
     Returns
     -------
     VerifyReport
-        ``ok`` is True iff no method failed, all proven values of a quantity agree, every
+        ``ok`` is True iff no method failed, all exact values of a quantity agree, every
         time-limited result brackets them, every witness rechecks to its method's value,
-        OPT_glob >= OPT_free, and every claim holds.
+        OPT_glob >= OPT_free, and no claim is refuted. ``verdict`` says whether every claim
+        and reported optimum is also proved by ``min_methods`` independent methods.
 
     Notes
     -----
@@ -244,6 +326,8 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
     glob DP, exponential searches for the rest (see the module docstring).
     """
     claims = parse_claims(claims)
+    if min_methods < 1:
+        raise InstanceError("min_methods must be at least 1")
     lim = {k: dict(v) for k, v in DEFAULT_LIMITS.items()}
     for k, v in (limits or {}).items():
         if k not in lim:
@@ -271,7 +355,7 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
         t0 = time.perf_counter()
         try:
             value, bound, optimal, witness = run(inst, lim[name], opt)
-        except (InstanceError, SearchBudgetExceeded) as exc:  # out of its reach: skipped
+        except (InstanceError, SearchBudgetExceeded, SatBudgetExceeded) as exc:  # out of its reach: skipped
             row.seconds = time.perf_counter() - t0
             row.note = str(exc)
             rows.append(row)
@@ -298,46 +382,72 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
             row.witness = None
         rows.append(row)
 
-    values: dict[str, int | None] = {}
-    for q in QUANTITIES:
-        proven = [r for r in rows if r.quantity == q and r.status == "optimal"]
-        distinct = sorted({r.value for r in proven})
-        if len(distinct) > 1:
-            detail = ", ".join(f"{r.method}={r.value}" for r in proven)
-            problems.append(f"OPT_{q}: methods disagree ({detail}; spread {distinct[-1] - distinct[0]})")
-            values[q] = None
-        else:
-            values[q] = distinct[0] if distinct else None
-        v = values[q]
-        for r in rows:
-            if r.quantity != q or r.status != "bound":
-                continue
-            ub = r.witness_cost if r.witness_cost is not None else r.value
-            if v is not None and not (r.bound <= v <= ub):
-                problems.append(f"{r.method}: its interval [{r.bound}, {ub}] excludes OPT_{q}={v}")
-            elif v is None:
-                r.note = (r.note + " " if r.note else "") + f"OPT_{q} in [{r.bound}, {ub}]"
+    quantities = {q: _quantity(q, rows, problems, min_methods) for q in QUANTITIES
+                  if any(r.quantity == q for r in rows) or q in claims}
+    values = {q: (quantities[q].value if q in quantities else None) for q in QUANTITIES}
     if values.get("free") is not None and values.get("glob") is not None and values["glob"] < values["free"]:
         problems.append(f"OPT_glob={values['glob']} < OPT_free={values['free']}, impossible")
-
-    checks = []
-    for q, claimed in claims.items():
-        found = values.get(q)
-        if found is None:
-            checks.append(ClaimCheck(q, claimed, None, False,
-                                     f"no method proved OPT_{q} at this size, so the claim is unverified"))
-        elif found == claimed:
-            n_ok = sum(1 for r in rows if r.quantity == q and r.status == "optimal")
-            checks.append(ClaimCheck(q, claimed, found, True, f"{n_ok} method(s) agree"))
-        else:
-            by = ", ".join(r.method for r in rows if r.quantity == q and r.status == "optimal")
-            side = "below" if claimed < found else "above"
-            checks.append(ClaimCheck(q, claimed, found, False,
-                                     f"OPT_{q} is {found}, not {claimed}: the claim is {abs(claimed - found)} "
-                                     f"{side} the optimum proved by {by}"))
-    ok = not problems and all(c.holds for c in checks)
+    checks = [_claim(q, claimed, quantities[q], min_methods) for q, claimed in claims.items()]
+    ok = not problems and all(c.status != "refuted" for c in checks)
+    if not ok:
+        verdict = "failed"
+    elif all(q.proved for q in quantities.values()) and all(c.status == "proved" for c in checks):
+        verdict = "proved"
+    else:
+        verdict = "undecided"
     env = _environment(time_limit, workers, seed)
-    return VerifyReport(inst, rows, values, checks, problems, ok, env)
+    return VerifyReport(inst, rows, values, checks, problems, ok, env, quantities, min_methods, verdict)
+
+
+def _quantity(q: str, rows, problems: list, min_methods: int) -> Quantity:
+    """Agreement among the exact methods of one quantity; bounds from time-limited ones."""
+    exact = [r for r in rows if r.quantity == q and r.status == "optimal"]
+    distinct = sorted({r.value for r in exact})
+    value = None
+    if len(distinct) > 1:
+        detail = ", ".join(f"{r.method}={r.value}" for r in exact)
+        problems.append(f"OPT_{q}: methods disagree ({detail}; spread {distinct[-1] - distinct[0]})")
+    elif distinct:
+        value = distinct[0]
+    lower = upper = value
+    for r in rows:
+        if r.quantity != q or r.status != "bound":
+            continue
+        ub = r.witness_cost if r.witness_cost is not None else r.value
+        if value is not None and not (r.bound <= value <= ub):
+            problems.append(f"{r.method}: its interval [{r.bound}, {ub}] excludes OPT_{q}={value}")
+        elif value is None:
+            r.note = (r.note + " " if r.note else "") + f"OPT_{q} in [{r.bound}, {ub}]"
+            lower = r.bound if lower is None else max(lower, r.bound)
+            if ub is not None:
+                upper = ub if upper is None else min(upper, ub)
+    families = sorted({FAMILIES.get(r.method, r.method) for r in exact}) if value is not None else []
+    stopped = [f"{r.method}: {r.note or r.status}" for r in rows
+               if r.quantity == q and r.status in ("skipped", "bound", "unknown")]
+    return Quantity(q, value, [r.method for r in exact], families,
+                    value is not None and len(families) >= min_methods, lower, upper, stopped)
+
+
+def _claim(q: str, claimed: int, qt: Quantity, min_methods: int) -> ClaimCheck:
+    if qt.value is not None and qt.value != claimed:
+        side = "below" if claimed < qt.value else "above"
+        return ClaimCheck(q, claimed, qt.value, False,
+                          f"OPT_{q} is {qt.value}, not {claimed}: the claim is {abs(claimed - qt.value)} {side} "
+                          f"the optimum computed by {', '.join(qt.methods)}", "refuted")
+    if qt.value is None and ((qt.lower is not None and claimed < qt.lower) or
+                             (qt.upper is not None and claimed > qt.upper)):
+        return ClaimCheck(q, claimed, None, False,
+                          f"OPT_{q} lies in [{qt.lower}, {qt.upper}], which excludes {claimed}", "refuted")
+    if qt.value is None:
+        return ClaimCheck(q, claimed, None, False,
+                          f"no method computed OPT_{q} at this size ({'; '.join(qt.stopped) or 'no method ran'})",
+                          "undecided")
+    if not qt.proved:
+        return ClaimCheck(q, claimed, qt.value, False,
+                          f"unconfirmed: only {', '.join(qt.methods)} ({len(qt.families)} independent "
+                          f"method(s), {min_methods} needed)", "undecided")
+    return ClaimCheck(q, claimed, qt.value, True,
+                      f"proved by {len(qt.families)} independent methods: {', '.join(qt.methods)}", "proved")
 
 
 def _environment(time_limit, workers, seed) -> dict:

@@ -1,0 +1,169 @@
+"""Proof-carrying optimality certificates: write them (:func:`certify`), re-check them (:func:`check`).
+
+A value V of OPT_free (or OPT_glob) is optimal when a witness attains it and nothing cheaper
+exists. The certificate folder holds both halves:
+
+- ``instance.json``: the instance;
+- ``certificate.json``: V and the witness (a layout, or a global order) for each quantity,
+  with sizes, times and the checkers' verdicts when it was written;
+- ``free.cnf`` / ``glob.cnf``: the CNF of "a layout / global order of cost <= V - 1 exists"
+  (:func:`mptsearch.encodings.trie_cnf.trie_cnf`);
+- ``free.drup`` / ``glob.drup``: the SAT solver's DRUP proof that the CNF is unsatisfiable.
+
+:func:`check` trusts neither our DP nor the SAT solver: it recomputes the witness's cost with
+the trie definition (:mod:`mptsearch.trie`), regenerates the CNF from the instance and compares
+it with the file (so the proof is about the right question), and checks the proof with the
+RUP checker of :mod:`mptsearch.verify.rup` and, when installed, with :mod:`dratify`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+
+from ..instance import Instance, InstanceError, compact, parse_instance
+from ..trie import order_cost, trie_cost
+
+__all__ = ["certify", "check", "CheckReport"]
+
+KINDS = ("free", "glob")
+
+
+def _write(path: str, text: str) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
+            kinds=KINDS, checkers=("rup", "dratify")) -> dict:
+    """Compute OPT_free and OPT_glob by SAT with checked proofs and write the certificate folder.
+
+    Parameters
+    ----------
+    inst : Instance
+    out_dir : str
+        Created if needed; the files above are written atomically.
+    time_limit : float or None
+        Seconds per quantity (:func:`mptsearch.verify.satproof.sat_optimum`).
+    kinds : tuple
+        "free", "glob" or both.
+
+    Returns
+    -------
+    dict
+        The contents of ``certificate.json``.
+    """
+    from .satproof import sat_optimum
+
+    os.makedirs(out_dir, exist_ok=True)
+    _write(os.path.join(out_dir, "instance.json"), json.dumps(inst.to_json()) + "\n")
+    cert = {"instance": compact(inst), "n": inst.n, "m": inst.m, "quantities": {}}
+    for kind in kinds:
+        r = sat_optimum(inst, kind, time_limit=time_limit, checkers=checkers)
+        cnf_text = r.cnf.dimacs()
+        proof_text = "\n".join(r.proof) + "\n"
+        _write(os.path.join(out_dir, f"{kind}.cnf"), cnf_text)
+        _write(os.path.join(out_dir, f"{kind}.drup"), proof_text)
+        if kind == "free":
+            witness = {"layout": [list(s) for s in r.witness], "layout_labels": inst.label_orders(r.witness)}
+        else:
+            witness = {"order": list(r.witness), "order_labels": [inst.labels[x] for x in r.witness]}
+        cert["quantities"][kind] = {
+            "value": r.value, **witness, "optimal": r.optimal,
+            "cnf": {"file": f"{kind}.cnf", "bound": r.value - 1, "variables": r.cnf.nvars,
+                    "clauses": len(r.cnf.clauses), "bytes": len(cnf_text), "sha256": _sha(cnf_text)},
+            "proof": {"file": f"{kind}.drup", "lines": len(r.proof), "bytes": len(proof_text),
+                      "sha256": _sha(proof_text), "solver": "cadical153 (PySAT)"},
+            "sat_calls": r.solves, "solve_seconds": round(r.solve_seconds, 4), "seconds": round(r.seconds, 4),
+            "checks": [asdict(c) for c in r.checks],
+        }
+    _write(os.path.join(out_dir, "certificate.json"), json.dumps(cert, indent=1) + "\n")
+    return cert
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check` checked, line by line, and whether everything passed."""
+
+    ok: bool
+    values: dict
+    lines: list = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)
+
+
+def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
+    """Re-check a certificate folder written by :func:`certify`.
+
+    Raises
+    ------
+    InstanceError
+        When the folder is not a certificate (files missing or unreadable).
+    """
+    from ..encodings.trie_cnf import trie_cnf
+    from .rup import parse_dimacs
+    from .satproof import check_unsat
+
+    def read(name):
+        path = os.path.join(cert_dir, name)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise InstanceError(f"{path}: {exc.strerror}") from None
+
+    inst = parse_instance(os.path.join(cert_dir, "instance.json"))
+    try:
+        cert = json.loads(read("certificate.json"))
+        quantities = cert["quantities"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise InstanceError(f"{cert_dir}/certificate.json is not a certificate") from None
+    ok, lines, values, seconds = True, [], {}, {}
+    for kind, q in quantities.items():
+        if kind not in KINDS:
+            raise InstanceError(f"unknown quantity {kind!r} in the certificate")
+        t0 = time.perf_counter()
+        value = int(q["value"])
+        values[kind] = value
+        try:
+            cost = trie_cost(inst, q["layout"]) if kind == "free" else order_cost(inst, q["order"])
+        except (InstanceError, KeyError, TypeError, ValueError) as exc:
+            ok = False
+            lines.append(f"OPT_{kind}: witness rejected ({exc})")
+            continue
+        what = "layout" if kind == "free" else "global order"
+        good = cost == value
+        ok &= good
+        lines.append(f"OPT_{kind} <= {value}: the {what} costs {cost} on the prefix trie "
+                     f"({'ok' if good else 'MISMATCH'})")
+        cnf_text = read(q["cnf"]["file"])
+        expected = trie_cnf(inst, value - 1, kind).dimacs()
+        same = cnf_text == expected
+        ok &= same
+        lines.append(f"OPT_{kind} >= {value}: {q['cnf']['file']} is the CNF of 'a {what} of cost <= {value - 1} "
+                     f"exists' regenerated from the instance ({'identical' if same else 'DIFFERENT'})")
+        try:
+            nvars, clauses = parse_dimacs(cnf_text)
+        except ValueError as exc:
+            ok = False
+            lines.append(f"OPT_{kind}: {q['cnf']['file']} is not DIMACS ({exc})")
+            continue
+        proof_lines = read(q["proof"]["file"]).splitlines()
+        results = check_unsat(nvars, clauses, proof_lines, checkers)
+        if not results:
+            ok = False
+            lines.append(f"OPT_{kind}: no proof checker available")
+        for r in results:
+            ok &= r.ok
+            lines.append(f"OPT_{kind} >= {value}: {q['proof']['file']} ({len(proof_lines)} lines) "
+                         f"{'accepted' if r.ok else 'REJECTED'} by {r.checker} in {r.seconds:.3f} s ({r.message})")
+        seconds[kind] = round(time.perf_counter() - t0, 4)
+    return CheckReport(ok, values, lines, seconds)
