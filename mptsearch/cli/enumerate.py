@@ -284,10 +284,10 @@ def _print_hits(res, mins, cls, compact_masks, limit: int | None = 50):
     if shown:
         more = f", first {limit}; all: mptsearch hits {res.store}" if len(shown) < len(rows) else ""
         click.echo(f"hits ({len(rows)}{more}):")
-        for j, (piece, m, masks, f, g, a, gr) in shown:
+        for j, h in shown:
             tag = "" if mins is None else ("  minimal" if mins[j] else "  not minimal")
-            click.echo(f"  {compact_masks(masks, cls.n):<40} OPT_free {f} OPT_glob {g} "
-                       f"agglomerative {a} greedy {gr}{tag}")
+            click.echo(f"  {compact_masks(h.masks, cls.n):<40} OPT_free {h.free} OPT_glob {h.glob} "
+                       f"agglomerative {h.agg} greedy {h.greedy}{tag}")
 
 
 @click.command("merge")
