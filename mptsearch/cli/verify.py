@@ -7,6 +7,7 @@ import json
 import click
 
 from . import fail
+from ._common import jobs_option, out_option, seed_option, write_json
 
 
 def _fmt(v):
@@ -26,10 +27,9 @@ def _fmt(v):
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="CP-SAT workers (1 is deterministic).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole certificate as one JSON object on stdout.")
-@click.option("-o", "--out", "out_path", metavar="FILE", default=None,
-              help="Write the whole certificate (values, witnesses, timings) as JSON to FILE, atomically.")
+@out_option(help="Write the whole certificate (values, witnesses, timings) as JSON to PATH, atomically.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
-def verify(instance, claims, methods, min_methods, time_limit, workers, as_json, out_path, quiet):
+def verify(instance, claims, methods, min_methods, time_limit, workers, as_json, out, quiet):
     """Compute OPT_free and OPT_glob of INSTANCE by every method that applies, recheck each
     witness, and check the claims. A value is proved when --min-methods methods that share no
     code agree. Exit 0 when every claim and optimum is proved, 1 when something is false (a
@@ -39,7 +39,6 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
         mptsearch verify "0145 0236 1236 1245 1345 1456 2346 2356" --claim free=14 --claim glob=21
     """
     from ..instance import InstanceError, compact, parse_instance
-    from ..search.certificate import write_json
     from ..verify.verify import METHODS, parse_claims, verify as run
 
     inst = parse_instance(instance)
@@ -55,11 +54,8 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
             click.echo(f"note: {note}", err=True)
     rep = run(inst, claim_map, methods=list(methods) or "auto", time_limit=time_limit, workers=workers,
               min_methods=min_methods)
-    if out_path:
-        try:
-            write_json(out_path, rep.to_json())
-        except OSError as exc:
-            fail(f"cannot write {out_path}: {exc.strerror}")
+    if out:
+        write_json(out, rep.to_json())
     if as_json:
         click.echo(json.dumps(rep.to_json()))
         return rep.exit_code
@@ -101,8 +97,8 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
         click.echo(f"claim {c.quantity}={c.claimed}: {word} ({c.reason})")
     for p in rep.problems:
         click.echo(f"problem: {p}")
-    if out_path:
-        click.echo(f"certificate written to {out_path}")
+    if out:
+        click.echo(f"certificate written to {out}")
     click.echo({"proved": "verified", "failed": "NOT verified: something is false",
                 "undecided": "undecided at this size (exit 3)"}[rep.verdict])
     return rep.exit_code

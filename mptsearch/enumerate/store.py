@@ -27,6 +27,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
+from .._atomic import atomic_path
 from .hit import Hit
 
 __all__ = ["Store", "StoreError", "merge_stores", "totals", "store_status", "open_existing",
@@ -290,25 +291,20 @@ def merge_stores(paths: list[str | Path], out: str | Path, journal_mode: str = "
         finally:
             st.close()
     # written under a temporary name and renamed: a merge cut short leaves no half store
-    tmp = Path(out).with_name(f".{Path(out).name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    merged = Store(tmp, run_meta, (0, 1), "delete")
-    try:
-        for i in range(N):
-            st = Store(shards[i], run_meta, (i, N), journal_mode)
-            try:
-                hits: dict[int, list[Hit]] = {}
-                for h in st.hits():
-                    hits.setdefault(h.piece, []).append(h)
-                secs = dict(st.conn.execute("SELECT piece, seconds FROM pieces"))
-                for piece, summ in st.summaries().items():
-                    merged.commit_piece(piece, secs[piece], summ, hits.get(piece, []))
-            finally:
-                st.close()
-        merged.close()
-        os.replace(tmp, out)
-    except BaseException:
-        merged.close()
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_path(out) as tmp:
+        merged = Store(tmp, run_meta, (0, 1), "delete")
+        try:
+            for i in range(N):
+                st = Store(shards[i], run_meta, (i, N), journal_mode)
+                try:
+                    hits: dict[int, list[Hit]] = {}
+                    for h in st.hits():
+                        hits.setdefault(h.piece, []).append(h)
+                    secs = dict(st.conn.execute("SELECT piece, seconds FROM pieces"))
+                    for piece, summ in st.summaries().items():
+                        merged.commit_piece(piece, secs[piece], summ, hits.get(piece, []))
+                finally:
+                    st.close()
+        finally:
+            merged.close()
     return open_existing(out, journal_mode)

@@ -24,6 +24,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 
+from .._atomic import atomic_open
 from ..instance import Instance, InstanceError, compact, parse_instance
 from ..trie import order_cost, trie_cost
 
@@ -33,10 +34,8 @@ KINDS = ("free", "glob")
 
 
 def _write(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         fh.write(text)
-    os.replace(tmp, path)
 
 
 def _sha(text: str) -> str:
