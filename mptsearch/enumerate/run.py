@@ -29,7 +29,7 @@ from .hit import Hit, compact_masks
 from .prune import DEFAULT_ANCESTORS, evaluate_tree
 from .store import Store, totals
 
-__all__ = ["run_enumeration", "piece_job", "RunResult", "Hit", "minimal_hits", "format_table",
+__all__ = ["run_enumeration", "piece_job", "compile_kernels", "RunResult", "Hit", "minimal_hits", "format_table",
            "compact_masks", "result_dict", "MinimalityError", "check_minimal_allowed",
            "result_from_store", "read_result"]
 
@@ -117,6 +117,15 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
         hits.append(Hit(piece, m, row, int(res.free[i]), int(res.glob[i]),
                         *_heuristic_costs(row, cls.n)))
     return piece, time.perf_counter() - t0, summary, hits
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's on-disk cache) the kernels an enumeration calls, on a
+    class small enough that the work itself takes milliseconds."""
+    cls = EnumClass(3, 1, 3, 0, 7)
+    p, _, split, _ = plan(cls)
+    for ancestors in (0, DEFAULT_ANCESTORS):
+        piece_job(cls, p, split, 0, "gap", Fraction(1), ancestors=ancestors)
 
 
 def _property_mask(res, prop: str, threshold: Fraction) -> np.ndarray:
