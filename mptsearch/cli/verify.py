@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 import click
 
@@ -23,7 +25,8 @@ def _fmt(v):
 @click.option("--min-methods", type=click.IntRange(1), default=2, show_default=True,
               help="Independent methods (sharing no code) that must agree before a value counts as proved.")
 @click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True,
-              help="Seconds per CP-SAT solve and per SAT descent.")
+              help="Seconds per CP-SAT solve and per SAT descent (per method, not for the whole "
+                   "command: docs/cli.md).")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="CP-SAT workers (1 is deterministic).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole certificate as one JSON object on stdout.")
@@ -106,22 +109,24 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
 
 @click.command("crosscheck")
 @click.option("--trials", type=click.IntRange(1), default=200, show_default=True)
-@click.option("-s", "--seed", type=int, default=0, show_default=True)
+@seed_option()
 @click.option("--m-max", type=click.IntRange(2, 12), default=8, show_default=True, help="Most requests per instance.")
 @click.option("--n-max", type=click.IntRange(2, 14), default=9, show_default=True, help="Most chunks per instance.")
-@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel processes.")
+@jobs_option()
 @click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=20.0, show_default=True,
-              help="Seconds per CP-SAT solve.")
+              help="Seconds per CP-SAT solve (per method, not for the whole command: docs/cli.md).")
 @click.option("-o", "--out", "out_dir", metavar="DIR", default=None,
-              help="Checkpoint, disagreement instance files and summary go here; a rerun resumes.")
+              help="A folder (docs/cli.md): checkpoint, disagreement instance files and summary; "
+                   "a rerun resumes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, quiet):
     """Random weighted instances through every exact method; exit 1 on any disagreement."""
     from ..verify.crosscheck import crosscheck as run
 
-    s = run(trials, seed, m_max=m_max, n_max=n_max, time_limit=time_limit, jobs=jobs, out_dir=out_dir,
-            progress=not (as_json or quiet))
+    s = run(trials, seed, m_max=m_max, n_max=n_max, time_limit=time_limit,
+            jobs=jobs or os.cpu_count() or 1, out_dir=out_dir,
+            progress=not (as_json or quiet) and sys.stderr.isatty())
     if as_json:
         click.echo(json.dumps(s.to_json()))
         return 0 if not s.disagreements else 1
@@ -142,8 +147,9 @@ def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, q
 @click.option("--edges", "edge_file", metavar="FILE", default=None, help="Edge list, one 'u v' per line.")
 @click.option("--random", "random_graph", nargs=2, type=click.IntRange(2), metavar="V E", default=None,
               help="A random graph with V vertices and E edges instead.")
-@click.option("-s", "--seed", type=int, default=0, show_default=True)
-@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True)
+@seed_option(help="Seed of the --random graph.")
+@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True,
+              help="Seconds per solver run (per method, not for the whole command: docs/cli.md).")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
 def hardness(edge_file, random_graph, seed, time_limit, as_json, quiet):
