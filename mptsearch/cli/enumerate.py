@@ -222,6 +222,7 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
         store = default_store(f"{name}_{backend}_shard{sh[0]}of{sh[1]}")
     jobs = jobs or os.cpu_count() or 1
     if announce_compile("mptsearch.enumerate.generate", "mptsearch.enumerate.evaluate",
+                        "mptsearch._kernels.inherited",
                         *KERNEL_MODULES, quiet=quiet):
         # compile in this process before the clock of --time-limit starts; workers then load
         # the kernels from numba's on-disk cache
