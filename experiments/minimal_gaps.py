@@ -45,11 +45,11 @@ def main(argv=None):
             for h, is_min in zip(res.hits, mins):
                 if not is_min:
                     continue
-                text = compact_masks(h[2], 4)
+                text = compact_masks(h.masks, 4)
                 inst = from_compact(text)
                 free, glob = brute_free(inst)[0], brute_glob(inst)[0]  # independent of both DPs
-                assert (free, glob) == (h[3], h[4]) and glob > free
-                minimal.append({"instance": text, "m": h[1], "opt_free": free, "opt_glob": glob})
+                assert (free, glob) == (h.free, h.glob) and glob > free
+                minimal.append({"instance": text, "m": h.m, "opt_free": free, "opt_glob": glob})
             minimal.sort(key=lambda r: (sum(len(w) for w in r["instance"].split()), r["instance"]))
             out[label] = {"members": members, "gaps": len(res.hits), "minimal": minimal,
                           "seconds": round(res.seconds, 2)}

@@ -214,3 +214,24 @@ def test_proof_too_long_to_check_is_undecided_not_proved():
     rep = verify(k4_3(), methods=["dp-glob", "sat-glob"], limits={"sat-glob": {"max_proof_lines": 10}})
     assert rep.verdict == "undecided" and not rep.quantities["glob"].proved
     assert any("lines > 10" in s for s in rep.quantities["glob"].stopped)
+
+
+def test_certify_time_limit_is_for_the_whole_certificate(tmp_path, monkeypatch):
+    """-t is wall time for the command (docs/cli.md): OPT_glob gets what OPT_free left, and
+    nothing once it is spent."""
+    import time
+
+    given_limits = []
+    real = satproof.sat_optimum
+
+    def slow(inst, kind, *, time_limit=None, **kw):
+        given_limits.append(time_limit)
+        time.sleep(0.3)
+        return real(inst, kind, time_limit=None, **kw)
+
+    monkeypatch.setattr(satproof, "sat_optimum", slow)
+    certify(k4_3(), str(tmp_path / "a"), time_limit=100.0)
+    assert given_limits[0] <= 100.0 and given_limits[1] <= 100.0 - 0.3
+    with pytest.raises(satproof.SatBudgetExceeded, match="before OPT_glob"):
+        certify(k4_3(), str(tmp_path / "b"), time_limit=0.2)
+    assert main(["certify", "012 013 023 123", "-o", str(tmp_path / "c"), "-t", "0.2", "-q"]) == 3

@@ -52,7 +52,7 @@ def test_shard_hits_would_be_wrongly_minimal_so_minimal_is_refused(n4_shards, ca
         # what a shard-local minimality would say: some hits are "minimal" only because the
         # smaller gap inside them lives in another shard
         local = minimal_hits(N4_ALL, res.hits, "gap", 1)
-        wrong += sum(1 for h, mn in zip(res.hits, local) if mn and compact_masks(h[2], 4) not in whole)
+        wrong += sum(1 for h, mn in zip(res.hits, local) if mn and compact_masks(h.masks, 4) not in whole)
         with pytest.raises(MinimalityError, match="mptsearch hits all.sqlite --minimal"):
             check_minimal_allowed(res)
         assert main(["hits", str(p), "--minimal"]) == 2

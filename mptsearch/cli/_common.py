@@ -21,19 +21,20 @@ import json
 import math
 import os
 import sys
-import tempfile
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
 import click
 
+from .._atomic import atomic_open
 from ..exitcodes import BAD_INPUT
 
 __all__ = [
     "BadInput", "fail", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
     "time_limit_option", "check_writable", "writable_path", "emit_json", "to_jsonable",
-    "write_text_atomic", "write_json", "read_input", "os_error_message", "progress_bar", "note",
+    "write_text_atomic", "write_json", "open_atomic", "read_input", "os_error_message", "progress_bar", "note",
     "KERNEL_MODULES", "kernels_cached", "announce_compile",
 ]
 
@@ -154,37 +155,20 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> None:
     failure (missing folder, permission denied, disk full) the temporary file is removed, the
     target is left as it was, and :class:`BadInput` carries one line.
     """
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
+    with open_atomic(path, binary=isinstance(text, bytes)) as fh:
+        fh.write(text)
+
+
+@contextmanager
+def open_atomic(path: str | os.PathLike, binary: bool = False):
+    """A file to stream an output into: it replaces ``path`` only when the block ends normally
+    (:func:`mptsearch._atomic.atomic_open`); errors as in :func:`write_text_atomic`."""
     check_writable(path)
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), _file_mode(path))  # mkstemp makes 0600; give the usual mode
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        tmp = None
+        with atomic_open(path, binary) as fh:
+            yield fh
     except OSError as exc:
-        fail(os_error_message(exc, path))
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
-def _file_mode(path: str) -> int:
-    try:
-        return os.stat(path).st_mode & 0o777  # replacing a file keeps its mode
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        fail(os_error_message(exc, os.fspath(path)))
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:

@@ -37,7 +37,8 @@ def _range(text: str, what: str) -> tuple[int, int]:
 @seed_option(help="Run seed (restart r derives its own); with --steps the find does not depend on --jobs.")
 @click.option("--steps", type=click.IntRange(1), default=None,
               help="Total steps over all restarts; with it the best find does not depend on --jobs.")
-@time_limit_option(help="Wall seconds of the search, kernel compilation excluded  [default: 60 without --steps, none with it]")
+@time_limit_option(help="Wall seconds of the search, kernel compilation and the certificate of the best "
+                        "find excluded (docs/cli.md)  [default: 60 without --steps, none with it]")
 @click.option("--restart-steps", type=click.IntRange(1), default=200_000, show_default=True,
               help="Steps per restart (one cooling schedule).")
 @click.option("--t-start", type=click.FloatRange(0, min_open=True), default=0.05, show_default=True)

@@ -7,14 +7,16 @@ import json
 import click
 
 from . import fail
+from ._common import time_limit_option
 
 
 @click.command("certify")
 @click.argument("instance")
 @click.option("-o", "--out", "out_dir", metavar="DIR", required=True,
-              help="Folder for the witness, the CNFs and the proofs (created if needed).")
-@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=600.0, show_default=True,
-              help="Seconds per quantity for the SAT search.")
+              help="A folder (docs/cli.md) for the witness, the CNFs and the proofs, each file "
+                   "written atomically (created if needed).")
+@time_limit_option(default=600.0, help="Wall seconds for the whole command (the SAT search of "
+                                       "OPT_free and OPT_glob together); then exit 3.")
 @click.option("--json", "as_json", is_flag=True, help="Print certificate.json on stdout instead of the table.")
 @click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
 def certify(instance, out_dir, time_limit, as_json, quiet):

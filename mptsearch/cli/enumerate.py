@@ -15,7 +15,8 @@ import click
 
 from ..exitcodes import INTERRUPTED, OK, TERMINATED, UNDECIDED
 from . import fail
-from ._common import emit_json, quiet_option, write_json
+from ._common import (KERNEL_MODULES, announce_compile, emit_json, jobs_option, out_option,
+                      quiet_option, time_limit_option, write_json)
 
 
 def _parse_range(text: str, what: str, any_hi: int | None = None) -> tuple[int, int]:
@@ -142,8 +143,7 @@ def _interruptible(store: str):
               show_default=True, help="SQLite journal of the store; auto: WAL on local disks, "
                                       "DELETE on network file systems (NFS, Lustre, GPFS, BeeGFS, CIFS).")
 @click.option("--shard", "shard", default="0/1", show_default=True, help="Do shard i of N: i/N.")
-@click.option("-j", "--jobs", type=click.IntRange(0), default=0, metavar="J",
-              help="Local worker processes  [default: all cores; 0 also means all cores]")
+@jobs_option(help="Local worker processes  [default: all cores; 0 also means all cores]")
 @click.option("--scheduler", default=None, help="Dask scheduler address (tcp://HOST:8786).")
 @click.option("--scheduler-file", default=None, type=click.Path(dir_okay=False),
               help="Dask scheduler file (written by `dask scheduler --scheduler-file FILE`).")
@@ -159,9 +159,9 @@ def _interruptible(store: str):
 @click.option("--ancestors", type=click.IntRange(0, 8), default=None,
               help="Generations above the least m evaluated to feed the bounds inherited along the "
                    "generation tree (default 2); 0 turns that pruning off (same results, more DPs).")
-@click.option("-t", "--time-limit", type=click.FloatRange(0, min_open=True), default=None,
-              metavar="SECONDS", help="Stop after this many seconds (exit 3; a rerun resumes).")
-@click.option("-o", "--out", "out", default=None, metavar="PATH", help="Write the summary (JSON) to PATH.")
+@time_limit_option(help="Wall seconds for the whole command, kernel compilation excluded; then "
+                        "exit 3 (a rerun resumes).")
+@out_option(help="Write the summary (JSON) to PATH, atomically.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no notes on stderr.")
 @click.option("--progress/--no-progress", "progress", default=True, hidden=True,
@@ -180,7 +180,8 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
     from ..enumerate.generate import EnumClass
     from ..enumerate.prune import DEFAULT_ANCESTORS
     from ..enumerate.run import (MinimalityError, check_minimal_allowed, compact_masks,
-                                 format_table, minimal_hits, result_dict, run_enumeration)
+                                 compile_kernels, format_table, minimal_hits, result_dict,
+                                 run_enumeration)
     from ..enumerate.store import StoreError
     from ..instance import InstanceError
 
@@ -220,6 +221,12 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
             name += f"{thr.numerator}_{thr.denominator}"
         store = default_store(f"{name}_{backend}_shard{sh[0]}of{sh[1]}")
     jobs = jobs or os.cpu_count() or 1
+    if announce_compile("mptsearch.enumerate.generate", "mptsearch.enumerate.evaluate",
+                        "mptsearch._kernels.inherited",
+                        *KERNEL_MODULES, quiet=quiet):
+        # compile in this process before the clock of --time-limit starts; workers then load
+        # the kernels from numba's on-disk cache
+        compile_kernels()
     bar = _Progress(cls.describe(), quiet or not progress)
     res = None
     with _interruptible(store) as state:
@@ -284,15 +291,15 @@ def _print_hits(res, mins, cls, compact_masks, limit: int | None = 50):
     if shown:
         more = f", first {limit}; all: mptsearch hits {res.store}" if len(shown) < len(rows) else ""
         click.echo(f"hits ({len(rows)}{more}):")
-        for j, (piece, m, masks, f, g, a, gr) in shown:
+        for j, h in shown:
             tag = "" if mins is None else ("  minimal" if mins[j] else "  not minimal")
-            click.echo(f"  {compact_masks(masks, cls.n):<40} OPT_free {f} OPT_glob {g} "
-                       f"agglomerative {a} greedy {gr}{tag}")
+            click.echo(f"  {compact_masks(h.masks, cls.n):<40} OPT_free {h.free} OPT_glob {h.glob} "
+                       f"agglomerative {h.agg} greedy {h.greedy}{tag}")
 
 
 @click.command("merge")
 @click.argument("stores", nargs=-1, required=True)
-@click.option("-o", "--out", "out", required=True, metavar="PATH", help="The merged store (a new file).")
+@out_option(required=True, help="The merged store (a new SQLite file), written atomically.")
 @click.option("--journal-mode", type=click.Choice(["auto", "wal", "delete", "truncate"]), default="auto",
               show_default=True, help="SQLite journal mode (see enumerate).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
@@ -375,7 +382,7 @@ def _duration(sec: float) -> str:
 @click.option("--minimal", is_flag=True,
               help="Only the hits with no proper subfamily that has the property (needs a complete, "
                    "merged or unsharded store that kept every hit).")
-@click.option("-o", "--out", "out", default=None, metavar="PATH", help="Write the hits (JSON) to PATH.")
+@out_option(help="Write the hits (JSON) to PATH, atomically.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
 @quiet_option
 def hits_cmd(store, minimal, out, as_json, quiet):

@@ -9,6 +9,7 @@ import time
 import click
 
 from . import fail
+from ._common import open_atomic, out_option
 
 _METHODS = ("all", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
 
@@ -30,20 +31,6 @@ def _read(trace: str, max_memory: str | None):
         if need > have:
             fail(f"reading {trace} needs about {memory.fmt(need)}, more than the {memory.fmt(have)} available")
     return read_sparse(trace)
-
-
-def _atomic_write(path: str, write) -> None:
-    """Write through ``write(fh)`` to a temporary name beside ``path``, then rename."""
-    d = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(d, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        fail(f"cannot write {path}: {exc.strerror}")
 
 
 def _write_layout(fh, tr, lay) -> None:
@@ -77,8 +64,8 @@ def _write_layout(fh, tr, lay) -> None:
               help="Batch size W of the online method (default: the whole trace).")
 @click.option("--pin", type=int, default=0, show_default=True,
               help="Keep the top-T most relevant chunks last, in relevance order.")
-@click.option("-o", "--out", type=click.Path(dir_okay=False), default=None,
-              help="Write per-request chunk orders and serving ranks as JSONL (with 'all': the cheapest method's).")
+@out_option(help="Write per-request chunk orders and serving ranks as JSONL (with 'all': the cheapest "
+                 "method's), atomically.")
 @click.option("--no-bound", is_flag=True, help="Skip the MST lower bound (saves time on large traces).")
 @click.option("--max-memory", default=None,
               help="Memory budget such as 4G (default: what the machine has available).")
@@ -99,7 +86,8 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound)
     best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
     if out:
-        _atomic_write(out, lambda fh: _write_layout(fh, tr, s.orders[best.method]))
+        with open_atomic(out) as fh:
+            _write_layout(fh, tr, s.orders[best.method])
     total = time.perf_counter() - t0
     if as_json:
         doc = s.to_json()

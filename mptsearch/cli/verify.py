@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 import click
 
 from . import fail
+from ._common import jobs_option, out_option, seed_option, write_json
 
 
 def _fmt(v):
@@ -22,14 +25,14 @@ def _fmt(v):
 @click.option("--min-methods", type=click.IntRange(1), default=2, show_default=True,
               help="Independent methods (sharing no code) that must agree before a value counts as proved.")
 @click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True,
-              help="Seconds per CP-SAT solve and per SAT descent.")
+              help="Seconds per CP-SAT solve and per SAT descent (per method, not for the whole "
+                   "command: docs/cli.md).")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="CP-SAT workers (1 is deterministic).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole certificate as one JSON object on stdout.")
-@click.option("-o", "--out", "out_path", metavar="FILE", default=None,
-              help="Write the whole certificate (values, witnesses, timings) as JSON to FILE, atomically.")
+@out_option(help="Write the whole certificate (values, witnesses, timings) as JSON to PATH, atomically.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
-def verify(instance, claims, methods, min_methods, time_limit, workers, as_json, out_path, quiet):
+def verify(instance, claims, methods, min_methods, time_limit, workers, as_json, out, quiet):
     """Compute OPT_free and OPT_glob of INSTANCE by every method that applies, recheck each
     witness, and check the claims. A value is proved when --min-methods methods that share no
     code agree. Exit 0 when every claim and optimum is proved, 1 when something is false (a
@@ -39,7 +42,6 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
         mptsearch verify "0145 0236 1236 1245 1345 1456 2346 2356" --claim free=14 --claim glob=21
     """
     from ..instance import InstanceError, compact, parse_instance
-    from ..search.certificate import write_json
     from ..verify.verify import METHODS, parse_claims, verify as run
 
     inst = parse_instance(instance)
@@ -55,11 +57,8 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
             click.echo(f"note: {note}", err=True)
     rep = run(inst, claim_map, methods=list(methods) or "auto", time_limit=time_limit, workers=workers,
               min_methods=min_methods)
-    if out_path:
-        try:
-            write_json(out_path, rep.to_json())
-        except OSError as exc:
-            fail(f"cannot write {out_path}: {exc.strerror}")
+    if out:
+        write_json(out, rep.to_json())
     if as_json:
         click.echo(json.dumps(rep.to_json()))
         return rep.exit_code
@@ -101,8 +100,8 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
         click.echo(f"claim {c.quantity}={c.claimed}: {word} ({c.reason})")
     for p in rep.problems:
         click.echo(f"problem: {p}")
-    if out_path:
-        click.echo(f"certificate written to {out_path}")
+    if out:
+        click.echo(f"certificate written to {out}")
     click.echo({"proved": "verified", "failed": "NOT verified: something is false",
                 "undecided": "undecided at this size (exit 3)"}[rep.verdict])
     return rep.exit_code
@@ -110,22 +109,24 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
 
 @click.command("crosscheck")
 @click.option("--trials", type=click.IntRange(1), default=200, show_default=True)
-@click.option("-s", "--seed", type=int, default=0, show_default=True)
+@seed_option()
 @click.option("--m-max", type=click.IntRange(2, 12), default=8, show_default=True, help="Most requests per instance.")
 @click.option("--n-max", type=click.IntRange(2, 14), default=9, show_default=True, help="Most chunks per instance.")
-@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel processes.")
+@jobs_option()
 @click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=20.0, show_default=True,
-              help="Seconds per CP-SAT solve.")
+              help="Seconds per CP-SAT solve (per method, not for the whole command: docs/cli.md).")
 @click.option("-o", "--out", "out_dir", metavar="DIR", default=None,
-              help="Checkpoint, disagreement instance files and summary go here; a rerun resumes.")
+              help="A folder (docs/cli.md): checkpoint, disagreement instance files and summary; "
+                   "a rerun resumes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, quiet):
     """Random weighted instances through every exact method; exit 1 on any disagreement."""
     from ..verify.crosscheck import crosscheck as run
 
-    s = run(trials, seed, m_max=m_max, n_max=n_max, time_limit=time_limit, jobs=jobs, out_dir=out_dir,
-            progress=not (as_json or quiet))
+    s = run(trials, seed, m_max=m_max, n_max=n_max, time_limit=time_limit,
+            jobs=jobs or os.cpu_count() or 1, out_dir=out_dir,
+            progress=not (as_json or quiet) and sys.stderr.isatty())
     if as_json:
         click.echo(json.dumps(s.to_json()))
         return 0 if not s.disagreements else 1
@@ -146,8 +147,9 @@ def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, q
 @click.option("--edges", "edge_file", metavar="FILE", default=None, help="Edge list, one 'u v' per line.")
 @click.option("--random", "random_graph", nargs=2, type=click.IntRange(2), metavar="V E", default=None,
               help="A random graph with V vertices and E edges instead.")
-@click.option("-s", "--seed", type=int, default=0, show_default=True)
-@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True)
+@seed_option(help="Seed of the --random graph.")
+@click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True,
+              help="Seconds per solver run (per method, not for the whole command: docs/cli.md).")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
 def hardness(edge_file, random_graph, seed, time_limit, as_json, quiet):

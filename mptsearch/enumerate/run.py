@@ -25,10 +25,11 @@ import numpy as np
 
 from .evaluate import EXACT_M_LIMIT
 from .generate import EnumClass, generate_piece, split_pieces
+from .hit import Hit, compact_masks
 from .prune import DEFAULT_ANCESTORS, evaluate_tree
 from .store import Store, totals
 
-__all__ = ["run_enumeration", "piece_job", "RunResult", "minimal_hits", "format_table",
+__all__ = ["run_enumeration", "piece_job", "compile_kernels", "RunResult", "Hit", "minimal_hits", "format_table",
            "compact_masks", "result_dict", "MinimalityError", "check_minimal_allowed",
            "result_from_store", "read_result"]
 
@@ -39,7 +40,7 @@ class RunResult:
 
     cls: EnumClass
     by_m: dict
-    hits: list
+    hits: list[Hit]
     pieces: int
     pieces_run: int
     seconds: float
@@ -82,8 +83,8 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
 
     The summary maps each m to counts (members, pruned, evaluated, undecided, hits) and the
     piece's exact maximum of OPT_glob / OPT_free over its decided members, with the number of
-    members attaining it and the first of them in generation order. Hits list ``(m, masks,
-    OPT_free, OPT_glob, agglomerative cost, greedy cost)``; at most ``max_hits`` are kept
+    members attaining it and the first of them in generation order. The hits are
+    :class:`~mptsearch.enumerate.hit.Hit` records; at most ``max_hits`` are kept
     (all are counted). Members with more than ``exact_limit`` requests that the bounds cannot
     decide are counted as undecided. With ``ancestors > 0`` (and the own generator) the
     bounds inherited along the generation tree prune the DP (:mod:`.prune`); 0 evaluates
@@ -112,9 +113,19 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     hits = []
     for i in hit_rows[:max_hits] if max_hits is not None else hit_rows:
         m = int(ms[i])
-        row = [int(r) for r in masks[i, :m]]
-        hits.append((m, row, int(res.free[i]), int(res.glob[i]), *_heuristic_costs(row, cls.n)))
+        row = tuple(int(r) for r in masks[i, :m])
+        hits.append(Hit(piece, m, row, int(res.free[i]), int(res.glob[i]),
+                        *_heuristic_costs(row, cls.n)))
     return piece, time.perf_counter() - t0, summary, hits
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's on-disk cache) the kernels an enumeration calls, on a
+    class small enough that the work itself takes milliseconds."""
+    cls = EnumClass(3, 1, 3, 0, 7)
+    p, _, split, _ = plan(cls)
+    for ancestors in (0, DEFAULT_ANCESTORS):
+        piece_job(cls, p, split, 0, "gap", Fraction(1), ancestors=ancestors)
 
 
 def _property_mask(res, prop: str, threshold: Fraction) -> np.ndarray:
@@ -383,7 +394,7 @@ def _contained(small, big, n):
     return False
 
 
-def minimal_hits(cls: EnumClass, hits: list, prop: str, threshold) -> list[bool | None]:
+def minimal_hits(cls: EnumClass, hits: list[Hit], prop: str, threshold) -> list[bool | None]:
     """For each hit, whether no proper subfamily has the property.
 
     When the class holds every smaller family (mlo <= 2: a family of at most one request has
@@ -397,7 +408,7 @@ def minimal_hits(cls: EnumClass, hits: list, prop: str, threshold) -> list[bool 
     from ..instance import from_lists
 
     threshold = Fraction(threshold)
-    fams = [tuple(h[2]) if len(h) == 7 else tuple(h[1]) for h in hits]
+    fams = [h.masks for h in hits]
     out: list[bool | None] = []
     if cls.mlo <= 2:
         for a, fa in enumerate(fams):
@@ -428,11 +439,6 @@ def minimal_hits(cls: EnumClass, hits: list, prop: str, threshold) -> list[bool 
                 break
         out.append(ok)
     return out
-
-
-def compact_masks(masks, n) -> str:
-    digits = "0123456789"
-    return " ".join("".join(digits[x] for x in range(n) if r >> x & 1) for r in masks)
 
 
 def format_table(res: RunResult) -> str:
@@ -484,9 +490,7 @@ def result_dict(res: RunResult, minimal: list | None = None) -> dict:
                           else compact_masks(t["witness"], cls.n)}
                  for m, t in res.by_m.items()},
         "hits_total": res.hits_total, "hits_stored": res.hits_stored,
-        "hits": [{"requests": compact_masks(h[2], cls.n), "m": h[1], "opt_free": h[3],
-                  "opt_glob": h[4], "agglomerative": h[5], "greedy": h[6],
-                  **({} if minimal is None else {"minimal": minimal[j]})}
+        "hits": [{**h.to_json(cls.n), **({} if minimal is None else {"minimal": minimal[j]})}
                  for j, h in enumerate(res.hits)],
         "version": __version__,
     }

@@ -27,6 +27,9 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
+from .._atomic import atomic_path
+from .hit import Hit
+
 __all__ = ["Store", "StoreError", "merge_stores", "totals", "store_status", "open_existing",
            "filesystem_type", "choose_journal_mode", "JOURNAL_MODES", "NETWORK_FILESYSTEMS"]
 
@@ -119,12 +122,14 @@ class Store:
     def done(self) -> set[int]:
         return {r[0] for r in self.conn.execute("SELECT piece FROM pieces")}
 
-    def commit_piece(self, piece: int, seconds: float, summary: dict, hits: list) -> None:
-        """Write one piece's result and mark it done, atomically."""
+    def commit_piece(self, piece: int, seconds: float, summary: dict, hits: list[Hit]) -> None:
+        """Write one piece's result (summary and the piece's hits) and mark it done, atomically."""
+        if any(h.piece != piece for h in hits):
+            raise ValueError(f"a hit of another piece given with piece {piece}")
         with self.conn:
             self.conn.execute("DELETE FROM hits WHERE piece = ?", (piece,))
             self.conn.executemany("INSERT INTO hits VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                  [(piece, h[0], json.dumps(h[1]), *h[2:]) for h in hits])
+                                  [h.to_row() for h in hits])
             self.conn.execute("INSERT INTO pieces VALUES (?, ?, ?)",
                               (piece, seconds, json.dumps(summary, sort_keys=True)))
             self.conn.execute("INSERT OR REPLACE INTO finished VALUES (?, ?)", (piece, time.time()))
@@ -135,10 +140,10 @@ class Store:
     def seconds(self) -> float:
         return float(self.conn.execute("SELECT COALESCE(SUM(seconds), 0) FROM pieces").fetchone()[0])
 
-    def hits(self) -> list[tuple]:
+    def hits(self) -> list[Hit]:
         rows = self.conn.execute("SELECT piece, m, masks, free, glob, agg, greedy FROM hits "
                                  "ORDER BY piece, rowid")
-        return [(p, m, tuple(json.loads(s)), f, g, a, gr) for p, m, s, f, g, a, gr in rows]
+        return [Hit.from_row(r) for r in rows]
 
     def expected_pieces(self) -> list[int]:
         i, N = self.shard
@@ -286,25 +291,20 @@ def merge_stores(paths: list[str | Path], out: str | Path, journal_mode: str = "
         finally:
             st.close()
     # written under a temporary name and renamed: a merge cut short leaves no half store
-    tmp = Path(out).with_name(f".{Path(out).name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    merged = Store(tmp, run_meta, (0, 1), "delete")
-    try:
-        for i in range(N):
-            st = Store(shards[i], run_meta, (i, N), journal_mode)
-            try:
-                hits: dict[int, list] = {}
-                for p, m, masks, f, g, a, gr in st.hits():
-                    hits.setdefault(p, []).append((m, list(masks), f, g, a, gr))
-                secs = dict(st.conn.execute("SELECT piece, seconds FROM pieces"))
-                for piece, summ in st.summaries().items():
-                    merged.commit_piece(piece, secs[piece], summ, hits.get(piece, []))
-            finally:
-                st.close()
-        merged.close()
-        os.replace(tmp, out)
-    except BaseException:
-        merged.close()
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_path(out) as tmp:
+        merged = Store(tmp, run_meta, (0, 1), "delete")
+        try:
+            for i in range(N):
+                st = Store(shards[i], run_meta, (i, N), journal_mode)
+                try:
+                    hits: dict[int, list[Hit]] = {}
+                    for h in st.hits():
+                        hits.setdefault(h.piece, []).append(h)
+                    secs = dict(st.conn.execute("SELECT piece, seconds FROM pieces"))
+                    for piece, summ in st.summaries().items():
+                        merged.commit_piece(piece, secs[piece], summ, hits.get(piece, []))
+                finally:
+                    st.close()
+        finally:
+            merged.close()
     return open_existing(out, journal_mode)

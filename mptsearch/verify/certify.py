@@ -24,6 +24,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 
+from .._atomic import atomic_open
 from ..instance import Instance, InstanceError, compact, parse_instance
 from ..trie import order_cost, trie_cost
 
@@ -33,10 +34,8 @@ KINDS = ("free", "glob")
 
 
 def _write(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         fh.write(text)
-    os.replace(tmp, path)
 
 
 def _sha(text: str) -> str:
@@ -53,7 +52,9 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
     out_dir : str
         Created if needed; the files above are written atomically.
     time_limit : float or None
-        Seconds per quantity (:func:`mptsearch.verify.satproof.sat_optimum`).
+        Wall seconds for the SAT search of all the quantities together: each one gets what
+        the ones before it left (:func:`mptsearch.verify.satproof.sat_optimum` raises
+        ``SatBudgetExceeded`` when it runs out).
     kinds : tuple
         "free", "glob" or both.
 
@@ -62,13 +63,17 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
     dict
         The contents of ``certificate.json``.
     """
-    from .satproof import sat_optimum
+    from .satproof import SatBudgetExceeded, sat_optimum
 
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     os.makedirs(out_dir, exist_ok=True)
     _write(os.path.join(out_dir, "instance.json"), json.dumps(inst.to_json()) + "\n")
     cert = {"instance": compact(inst), "n": inst.n, "m": inst.m, "quantities": {}}
     for kind in kinds:
-        r = sat_optimum(inst, kind, time_limit=time_limit, checkers=checkers)
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            raise SatBudgetExceeded(f"time limit reached before OPT_{kind}")
+        r = sat_optimum(inst, kind, time_limit=left, checkers=checkers)
         cnf_text = r.cnf.dimacs()
         proof_text = "\n".join(r.proof) + "\n"
         _write(os.path.join(out_dir, f"{kind}.cnf"), cnf_text)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._atomic import atomic_open
 from ..families import random_instance
 from ..instance import Instance
 from .verify import verify
@@ -153,10 +154,9 @@ def crosscheck(trials: int, seed: int = 0, *, m_max: int = 8, n_max: int = 9, ti
                     ddir = os.path.join(out_dir, "disagreements")
                     os.makedirs(ddir, exist_ok=True)
                     cert = rec["certificate"]
-                    with open(os.path.join(ddir, f"trial_{seed}_{rec['trial']}.json"), "w", encoding="utf-8") as fh:
+                    with atomic_open(os.path.join(ddir, f"trial_{seed}_{rec['trial']}.json")) as fh:
                         json.dump({**cert["instance"], "note": "; ".join(rec["problems"])}, fh, indent=1)
-                    with open(os.path.join(ddir, f"trial_{seed}_{rec['trial']}.certificate.json"), "w",
-                              encoding="utf-8") as fh:
+                    with atomic_open(os.path.join(ddir, f"trial_{seed}_{rec['trial']}.certificate.json")) as fh:
                         json.dump(cert, fh, indent=1)
             if log:
                 with open(log, "a", encoding="utf-8") as fh:
@@ -179,6 +179,6 @@ def crosscheck(trials: int, seed: int = 0, *, m_max: int = 8, n_max: int = 9, ti
                               {k: round(v, 2) for k, v in sorted(secs.items())}, round(wall, 2), resumed,
                               {"m_max": m_max, "n_max": n_max, "time_limit": time_limit, "jobs": jobs})
     if out_dir:
-        with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as fh:
+        with atomic_open(os.path.join(out_dir, "summary.json")) as fh:
             json.dump(summary.to_json(), fh, indent=1)
     return summary
