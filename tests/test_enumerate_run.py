@@ -75,7 +75,7 @@ def _signal_after(cmd, store, sig, pieces):
 
 
 CMD = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.exit(main(sys.argv[1:]))",
-       "enumerate", "--chunks", "7", "--k", "4", "--requests", "8", "--property", "ratio",
+       "enumerate", "--chunks", "7", "--k", "4", "--requests", "8-10", "--property", "ratio",
        "--ratio", "3/2", "-q", "-j", "1", "--ancestors", "0"]
 
 
@@ -90,12 +90,13 @@ def test_killed_run_resumes_to_the_same_totals(tmp_path, sig, code):
         assert b"run the same command again to resume" in proc.stderr.read()
     assert not store_status(store)["complete"]
     assert subprocess.run(cmd, capture_output=True).returncode == 0
-    resumed = run_enumeration(EnumClass(7, 4, 4, 8, 8), store, prop="ratio", threshold="3/2", ancestors=0)
-    fresh = run_enumeration(EnumClass(7, 4, 4, 8, 8), tmp_path / "fresh.sqlite", prop="ratio",
+    resumed = run_enumeration(EnumClass(7, 4, 4, 8, 10), store, prop="ratio", threshold="3/2", ancestors=0)
+    fresh = run_enumeration(EnumClass(7, 4, 4, 8, 10), tmp_path / "fresh.sqlite", prop="ratio",
                             threshold="3/2", ancestors=0)
     assert resumed.complete and resumed.pieces_run == 0
     assert _key(resumed) == _key(fresh)
     assert fresh.by_m[8]["count"] == 5557 and fresh.by_m[8]["hits"] == 1
+    assert fresh.by_m[10]["count"] == 39433  # a run of about 3 s: the signal lands mid-run
 
 
 def test_dask_local_cluster_matches_local(tmp_path, reference):
