@@ -31,12 +31,15 @@ def headline_instances() -> list[tuple[str, object, str]]:
     gaps = json.loads((RESULTS / "minimal_gaps" / "minimal_gaps.json").read_text())
     for i, g in enumerate(gaps["c1"]["all sizes"]["minimal"]):
         out.append((f"gap4_{i:02d}", parse_instance(g["instance"]), f"minimal gap on 4 chunks ({g['instance']})"))
-    for fname, label in (("k3_n6_all.json", "k3_n6_max"), ("k4_n7_m8.json", "k4_n7_max")):
+    for fname, label in (("k3_n6_all.json", "k3_n6_max"), ("k4_n7_m8.json", "k4_n7_max"),
+                         ("k3-4_n7_m8.json", "sizes34_n7_max")):
         data = json.loads((RESULTS / "enumerate" / fname).read_text())
         n = data["class"]["n"]
         best = max((row for row in data["by_m"].values() if row.get("max")),
                    key=lambda row: _fraction(row["max"]))
-        inst = from_lists([[c for c in range(n) if mask >> c & 1] for mask in best["witness"]])
+        w = best["witness"]  # compact notation (current stores) or request masks (older files)
+        inst = parse_instance(w) if isinstance(w, str) else \
+            from_lists([[c for c in range(n) if mask >> c & 1] for mask in w])
         out.append((label, inst, f"exact maximum {best['max']} of {fname} (m={inst.m})"))
     return out
 

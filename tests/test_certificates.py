@@ -235,3 +235,19 @@ def test_certify_time_limit_is_for_the_whole_certificate(tmp_path, monkeypatch):
     with pytest.raises(satproof.SatBudgetExceeded, match="before OPT_glob"):
         certify(k4_3(), str(tmp_path / "b"), time_limit=0.2)
     assert main(["certify", "012 013 023 123", "-o", str(tmp_path / "c"), "-t", "0.2", "-q"]) == 3
+
+
+def test_headline_instances_read_the_committed_results():
+    # the enumeration files changed their witness format once; this reads them as they are now
+    from fractions import Fraction
+
+    from experiments.certificates import headline_instances
+    from mptsearch.exact.free import opt_free
+    from mptsearch.exact.glob import opt_glob
+
+    rows = {name: (inst, source) for name, inst, source in headline_instances()}
+    assert sum(name.startswith("gap4_") for name in rows) == 16
+    for name, ratio in (("k3_n6_max", "23/18"), ("k4_n7_max", "3/2"), ("sizes34_n7_max", "19/12")):
+        inst, source = rows[name]
+        assert ratio in source
+        assert Fraction(opt_glob(inst).value, opt_free(inst).value) == Fraction(ratio)
