@@ -212,9 +212,13 @@ def _verify_cell(verify: dict, witness: str | None) -> str:
     if not witness or witness not in verify:
         return "not run"
     v = verify[witness]
-    counts = dict(re.findall(r"^(OPT_free|OPT_glob) = \S+\s+\((\d+) method", v["output"], re.M))
+    # verify prints "OPT_x = V  proved by N independent methods" or "... unconfirmed: N independent
+    # method(s)", and "OPT_x = - ... (undecided ...)" when no method reached the size
+    counts = dict(re.findall(r"^(OPT_free|OPT_glob) = \S+\s+(?:proved by|unconfirmed:) (\d+) independent",
+                             v["output"], re.M))
+    counts.update({q: "0" for q in re.findall(r"^(OPT_free|OPT_glob) = - ", v["output"], re.M)})
     methods = ", ".join(f"{q} by {counts.get(q, '?')}" for q in ("OPT_free", "OPT_glob"))
-    return f"exit {v['exit_code']}: {v['verdict']} ({methods} method(s))"
+    return f"exit {v['exit_code']}: {v['verdict']} ({methods} independent method(s))"
 
 
 def _per_m_table(files, verify, with_witness=True) -> list[str]:
@@ -306,10 +310,11 @@ def cmd_readme(a) -> None:
            "*Decided without the DP*: members whose property and per-m maximum the certified bounds",
            "settled (MST, chunks in use, agglomerative, bounds inherited along the generation tree).",
            "*verify*: the exit code and last line of `mptsearch verify WITNESS --claim free=F",
-           "--claim glob=G` on this branch, and how many methods computed each value (`verify.json`",
-           "holds the full output: which methods ran, which were past their size limits). A value",
-           "computed by one method is not independently confirmed; exit 1 with 0 methods for",
-           "OPT_free means no method of verify reaches that m, not that the value is wrong.", ""]
+           "--claim glob=G`, and how many independent methods computed each value (`verify.json`",
+           "holds the full output: which methods ran, which were past their size limits). Exit 0:",
+           "both values proved by two independent methods; exit 3: undecided at this size (a value",
+           "computed by fewer than two methods, or by none: no method of verify reaches that m), not",
+           "a sign that the value is wrong; exit 1 would mean a value was refuted.", ""]
     series = {}
     for study, (title, _) in STUDIES.items():
         files = _study_files(study)
