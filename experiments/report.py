@@ -156,6 +156,9 @@ def main(argv=None) -> str:
     for r in rows:
         detail = f" {r['detail']}" if r.get("detail") else ""
         lines.append(f"- **{r['claim']}** ({r.get('what', '')}): {r['verdict']}: {r['why']}.{detail}")
+    lines += ["", "## Plots", "", "Every picture in results/, each made by its folder's script from that folder's data:", ""]
+    lines += [f"- [{p.relative_to(RESULTS)}]({p.relative_to(RESULTS)})" for p in sorted(RESULTS.glob("**/*.png"))
+              if "_work" not in p.parts]
     text = "\n".join(lines) + "\n"
     (RESULTS / "README.md").write_text(text)
     return text
