@@ -32,47 +32,47 @@ def _series(path, key, x, y="saved_pct"):
     return {k: sorted(v) for k, v in out.items()}, labelled
 
 
+def _figure(plt, series, dashed, label, xlabel, title, refs=()):
+    """One line per key of ``series`` (dashed where ``dashed(key)``), dotted reference lines
+    ``refs`` = [(key, y, label)] in the colour of their key's line; returns (figure, axes)."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    colours = {}
+    for key, pts in sorted(series.items(), key=lambda kv: (int(kv[0][0]), kv[0][1])):
+        line, = ax.plot(*zip(*pts), marker="o", ms=3, ls="--" if dashed(key) else "-", label=label(key))
+        colours[key] = line.get_color()
+    for key, y, text in refs:
+        ax.axhline(y, color=colours.get(key, "k"), ls=":", lw=1, label=text)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("prefill saved vs production order (%)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig, ax
+
+
 def main(argv=None) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    written = []
     online, offline = _series(SERVING / "online.csv", ("k", "arrival"), "W")
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for (k, arrival), pts in sorted(online.items(), key=lambda kv: (int(kv[0][0]), kv[0][1])):
-        line, = ax.plot(*zip(*pts), marker="o", ms=3, ls="-" if arrival == "given" else "--",
-                        label=f"k={k}, {arrival} arrival")
-        if arrival == "given" and "offline" in offline.get((k, arrival), {}):
-            ax.axhline(offline[(k, arrival)]["offline"], color=line.get_color(), ls=":", lw=1,
-                       label=f"k={k}, offline (whole stream)")
+    refs = [(key, ys["offline"], f"k={key[0]}, offline (whole stream)")
+            for key, ys in sorted(offline.items()) if key[1] == "given" and "offline" in ys]
+    fig, ax = _figure(plt, online, lambda key: key[1] != "given", lambda key: f"k={key[0]}, {key[1]} arrival",
+                      "reorder window W (requests)", "Online layout with window W (C11)", refs=refs)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("reorder window W (requests)")
-    ax.set_ylabel("prefill saved vs production order (%)")
-    ax.set_title("Online layout with window W (C11)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
     fig.savefig(SERVING / "online.png", dpi=120)
     plt.close(fig)
-    written.append("online.png")
 
     pinning, _ = _series(SERVING / "pinning.csv", ("k", "free_part_method"), "t")
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for (k, method), pts in sorted(pinning.items(), key=lambda kv: (int(kv[0][0]), kv[0][1])):
-        ax.plot(*zip(*pts), marker="o", ms=3, ls="-" if method == "agglomerative" else "--", label=f"k={k}, {method}")
+    fig, ax = _figure(plt, pinning, lambda key: key[1] != "agglomerative", lambda key: f"k={key[0]}, {key[1]}",
+                      "pinned top-t passages", "Pinning the most relevant passages (C12)")
     ax.axhline(0, color="k", lw=0.6)
-    ax.set_xlabel("pinned top-t passages")
-    ax.set_ylabel("prefill saved vs production order (%)")
-    ax.set_title("Pinning the most relevant passages (C12)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
     fig.savefig(SERVING / "pinning.png", dpi=120)
     plt.close(fig)
-    written.append("pinning.png")
-    return written
+    return ["online.png", "pinning.png"]
 
 
 if __name__ == "__main__":
