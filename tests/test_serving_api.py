@@ -120,6 +120,17 @@ def test_streaming_pin_and_validation():
         OnlineLayouter(window=0)
 
 
+@pytest.mark.parametrize("W", [1, 7])
+def test_known_labels_skip_the_token_lookup_without_changing_orders(trace, W):
+    # add()'s fast path (a label seen before under the constructor's mapping) against the full
+    # check of per-call token counts: the same stream must give the same orders
+    chunks, tokens = trace
+    fast, slow = OnlineLayouter(window=W, tokens=tokens), OnlineLayouter(window=W)
+    a = [r for j, c in enumerate(chunks) for r in fast.add(c, id=j)] + fast.flush()
+    b = [r for j, c in enumerate(chunks) for r in slow.add(c, tokens=[tokens[x] for x in c], id=j)] + slow.flush()
+    assert a == b and len(a) == len(chunks)
+
+
 def test_streaming_reuses_the_served_prefix():
     lay = OnlineLayouter(window=1)
     lay.add(["x", "y", "z"], tokens=[50, 40, 1])

@@ -166,12 +166,19 @@ class OnlineLayouter:
             raise InstanceError(f"{len(chunks)} chunks but {len(tokens)} token counts")
         if len(set(chunks)) != len(chunks):
             raise InstanceError("a chunk appears twice in one request")
+        # a label seen before under the constructor's fixed token mapping (or unit weights) was
+        # validated when first interned and its count cannot differ now: skip the lookup (most
+        # chunks of a retrieval stream are repeats; this is the hot path of add())
+        known = self._index.get if tokens is None and not callable(self._tokens) else None
         ids = []
         for p, c in enumerate(chunks):
-            t = self._count(c) if tokens is None else tokens[p]
-            if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t <= 0:
-                raise InstanceError(f"token count {t!r} of chunk {c!r} is not a positive integer")
-            ids.append(self._intern(c, int(t)))
+            x = known(c) if known is not None else None
+            if x is None:
+                t = self._count(c) if tokens is None else tokens[p]
+                if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t <= 0:
+                    raise InstanceError(f"token count {t!r} of chunk {c!r} is not a positive integer")
+                x = self._intern(c, int(t))
+            ids.append(x)
         T = self.pin
         free = sorted(ids[T:])
         self._pending_free.extend(free)
