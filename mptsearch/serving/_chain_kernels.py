@@ -10,6 +10,20 @@ from numba import njit
 from ._sparse_kernels import _coldest_first, _inter_weight
 
 
+@njit(cache=True, inline="always")
+def _hold(pool, lo, hi, cluster, ent, head, live, ne):
+    """Link ``cluster`` at the head of the holder list of each chunk of pool[lo:hi] (newest
+    first) and count it live there; returns the next free entry of ``ent``."""
+    for p in range(lo, hi):
+        x = pool[p]
+        ent[ne, 0] = cluster
+        ent[ne, 1] = head[x]
+        head[x] = ne
+        ne += 1
+        live[x] += 1
+    return ne
+
+
 @njit(cache=True)
 def nn_chain(indptr, idx, w, n, cap, max_cut=1 << 30):
     """Agglomerative common intersection over sorted rows, by the nearest-neighbour chain.
@@ -37,14 +51,8 @@ def nn_chain(indptr, idx, w, n, cap, max_cut=1 << 30):
     head = -np.ones(n, dtype=np.int64)
     live = np.zeros(n, dtype=np.int64)
     ne = 0
-    for i in range(m - 1, -1, -1):
-        for p in range(indptr[i], indptr[i + 1]):
-            x = idx[p]
-            ent[ne, 0] = i
-            ent[ne, 1] = head[x]
-            head[x] = ne
-            ne += 1
-            live[x] += 1
+    for i in range(m - 1, -1, -1):  # pool[start[i]:...] is request i's row of idx
+        ne = _hold(pool, start[i], start[i] + length[i], i, ent, head, live, ne)
     # live[c]: alive and not done (has partners left); alive/done kept for the bookkeeping
     alive = np.zeros(C, dtype=np.bool_)
     alive[:m] = True
@@ -225,13 +233,7 @@ def nn_chain(indptr, idx, w, n, cap, max_cut=1 << 30):
         open_[a] = False
         open_[b] = False
         open_[nc] = True
-        for p in range(start[nc], start[nc] + length[nc]):
-            x = pool[p]
-            ent[ne, 0] = nc
-            ent[ne, 1] = head[x]
-            head[x] = ne
-            ne += 1
-            live[x] += 1
+        ne = _hold(pool, start[nc], start[nc] + length[nc], nc, ent, head, live, ne)
         if a > b:
             a, b = b, a
         ma[nm] = a
