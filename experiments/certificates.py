@@ -25,7 +25,7 @@ from ._common import RESULTS, Run, parser
 def headline_instances() -> list[tuple[str, object, str]]:
     """(name, instance, where it comes from), read from the result files."""
     from mptsearch.families import k4_3, ratio_record
-    from mptsearch.instance import from_lists, parse_instance
+    from mptsearch.instance import parse_instance
 
     out = [("k4_3", k4_3(), "K4^(3), C1"), ("ratio_record", ratio_record(), "paper's k=4 record, C9")]
     gaps = json.loads((RESULTS / "minimal_gaps" / "minimal_gaps.json").read_text())
@@ -34,12 +34,9 @@ def headline_instances() -> list[tuple[str, object, str]]:
     for fname, label in (("k3_n6_all.json", "k3_n6_max"), ("k4_n7_m8.json", "k4_n7_max"),
                          ("k3-4_n7_m8.json", "sizes34_n7_max")):
         data = json.loads((RESULTS / "enumerate" / fname).read_text())
-        n = data["class"]["n"]
         best = max((row for row in data["by_m"].values() if row.get("max")),
                    key=lambda row: _fraction(row["max"]))
-        w = best["witness"]  # compact notation (current stores) or request masks (older files)
-        inst = parse_instance(w) if isinstance(w, str) else \
-            from_lists([[c for c in range(n) if mask >> c & 1] for mask in w])
+        inst = parse_instance(best["witness"])  # compact notation, as results/enumerate/build.py writes it
         out.append((label, inst, f"exact maximum {best['max']} of {fname} (m={inst.m})"))
     return out
 
