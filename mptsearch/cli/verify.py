@@ -176,8 +176,8 @@ def hardness(edge_file, random_graph, k, pad, seed, time_limit, as_json, out, qu
     if as_json:
         click.echo(json.dumps(rep.to_json()))
         return 0 if rep.ok else 1
-    click.echo(f"graph: {rep.vertices} vertices, {rep.edges} edges; k = {rep.k}, {rep.pad} padding "
-               f"(adds {rep.padding})")
+    pad_note = f"; k = {rep.k}, {rep.pad} padding (adds {rep.padding})" if rep.k > 2 else ""
+    click.echo(f"graph: {rep.vertices} vertices, {rep.edges} edges{pad_note}")
     for name, t in rep.tau.items():
         click.echo(f"tau(G) by {name:<12}{t:>8}{rep.seconds[name]:>10.3f} s")
     for name, c in rep.cost.items():

@@ -238,7 +238,7 @@ def hardness_check(edges, *, k: int = 2, pad: str = "shared", brute_max_vertices
         r = timed("dp-glob", lambda: opt_glob(inst))
         cost["dp-glob"], layouts["dp-glob"] = r.value, order_layout(inst, r.order)
     else:
-        skipped["dp-glob"] = f"{inst.n} chunks > {dp_glob_max_n}"
+        skipped["dp-glob"] = f"{inst.n} {'vertices' if k == 2 else 'chunks'} > {dp_glob_max_n}"
     if ne <= trie_max_m:
         from .triesearch import trie_search
         cost["trie-search"] = timed("trie-search", lambda: trie_search(inst)).value
