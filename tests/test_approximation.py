@@ -346,3 +346,34 @@ def test_registry_returns_labels_and_trie_cost():
         lay, cost = fn(inst)
         assert cost == trie_cost(inst, [ids(inst, s) for s in lay]), name
         assert cost >= opt_free(inst).value
+
+
+def test_a7_k2_matching_layout_within_three_halves():
+    """Proposition A7: every k = 2 layout is within 2 of OPT = tau + |E|, and orienting every
+    edge from the endpoints of a maximal matching is within 3/2 (checked against the exact DP)."""
+    rng = np.random.default_rng(2)
+    for seed in range(12):
+        edges = random_graph(8, 6 + seed, seed=seed)
+        inst = reduced_instance(edges, 2)
+        opt = opt_free(inst).value
+        assert opt == brute_vertex_cover(edges) + len(edges)
+        matched: set = set()
+        for u, v in edges:                      # a maximal matching, greedily
+            if u not in matched and v not in matched:
+                matched |= {u, v}
+        lay = []
+        for o in inst.orders:
+            u, v = (inst.labels[x] for x in o)
+            lay.append(tuple(ids(inst, [u, v] if u in matched else [v, u])))
+        assert 2 * trie_cost(inst, lay) <= 3 * opt
+        assert trie_cost(inst, random_layout(inst, rng)) <= 2 * opt
+
+
+@pytest.mark.slow
+def test_b4_interval_dp_optimal_on_many_c1p_instances():
+    """Conjecture B4's evidence (computed, slow tier): 2,000 random C1P instances."""
+    rng = np.random.default_rng(2026)
+    for trial in range(2000):
+        m = int(rng.integers(3, 12))
+        inst = c1p_instance(m, int(rng.integers(2, 8)), rng, trial % 2 == 1)
+        assert interval_dp(inst, list(range(m)))[1] == opt_free(inst).value, inst
