@@ -147,7 +147,7 @@ def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, q
 @click.option("--edges", "edge_file", metavar="FILE", default=None, help="Edge list, one 'u v' per line.")
 @click.option("--random", "random_graph", nargs=2, type=click.IntRange(2), metavar="V E", default=None,
               help="A random graph with V vertices and E edges instead.")
-@click.option("--k", "k", type=click.IntRange(2), default=2, show_default=True,
+@click.option("-k", "--k", "k", type=click.IntRange(2), default=2, show_default=True,
               help="Chunks per request: each edge is padded with k-2 chunks (docs/approximation.md).")
 @click.option("--pad", type=click.Choice(["shared", "private"]), default="shared", show_default=True,
               help="Padding chunks common to every request (OPT = tau + |E| + k-2) or private to each "
