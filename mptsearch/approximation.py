@@ -16,8 +16,8 @@ approximated. Three polynomial algorithms with proved factors (docs/approximatio
   2 ceil(log2 m) OPT_free, for any weights and any k.
 
 Each ``NAME(inst)`` in :data:`HEURISTICS` returns ``(layout in the instance's labels, cost)``,
-the cost being the trie cost of that layout (:func:`mptsearch.trie.trie_cost`); the annealer's
-``--heuristic NAME`` reads this registry.
+the cost being the trie cost of that layout (:func:`mptsearch.trie.trie_cost`): the registry
+meant for ``mptsearch anneal --objective cost-ratio --heuristic NAME``.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def heaviest_first_tight(k: int, petals: int, weight: int) -> Instance:
     return from_lists(reqs, weights)
 
 
-#: NAME -> function(inst) returning (layout in labels, trie cost); read by ``anneal --heuristic``.
+#: NAME -> function(inst) returning (layout in labels, trie cost), for ``anneal --heuristic NAME``.
 HEURISTICS: dict[str, Callable[[Instance], tuple[list[list], int]]] = {
     "heaviest-first": heaviest_first,
     "best-of": best_of,
