@@ -9,7 +9,7 @@ best-of, and the interval DP (exact over interval hierarchies; the C1P bound).
 
 import math
 from fractions import Fraction
-from itertools import permutations, product
+from itertools import combinations, permutations, product
 
 import numpy as np
 import pytest
@@ -377,3 +377,55 @@ def test_b4_interval_dp_optimal_on_many_c1p_instances():
         m = int(rng.integers(3, 12))
         inst = c1p_instance(m, int(rng.integers(2, 8)), rng, trial % 2 == 1)
         assert interval_dp(inst, list(range(m)))[1] == opt_free(inst).value, inst
+
+
+def _all_hierarchies(leaves):
+    """Every full binary tree on ``leaves``, as the set of its internal nodes' leaf sets."""
+    leaves = tuple(sorted(leaves))
+    if len(leaves) == 1:
+        return [frozenset()]
+    first, rest = leaves[0], leaves[1:]
+    out = []
+    for r in range(len(rest)):
+        for extra in combinations(rest, r):
+            left = (first,) + extra
+            right = tuple(x for x in rest if x not in extra)
+            for ha in _all_hierarchies(left):
+                for hb in _all_hierarchies(right):
+                    out.append(ha | hb | {frozenset(leaves)})
+    return out
+
+
+def _interval_counts(h, m):
+    """N_H(J) = #internal nodes with leaves inside J, for every interval J = [a, b], a < b."""
+    return tuple(sum(1 for v in h if min(v) >= a and max(v) <= b) for a in range(m) for b in range(a + 1, m))
+
+
+def _undominated(m):
+    intervals = [h for h in _all_hierarchies(range(m))
+                 if all(max(v) - min(v) + 1 == len(v) for v in h)]
+    assert len(intervals) == math.comb(2 * m - 2, m - 1) // m          # Catalan(m-1)
+    ivs = {_interval_counts(h, m) for h in intervals}
+    profiles = {_interval_counts(h, m) for h in _all_hierarchies(range(m))}
+    return [p for p in profiles if not any(all(x >= y for x, y in zip(q, p)) for q in ivs)]
+
+
+def test_b4_sufficient_condition_exhaustive_small_m():
+    """Proposition B4' (exhaustive): for m <= 6 every hierarchy H has an interval hierarchy H'
+    with N_H'(J) >= N_H(J) on every interval J, so the interval DP is exact on every C1P
+    instance with m <= 6 (any weights). The comparison can fail: the caterpillar (((0,1),2),3)
+    does not dominate the crossing tree ((0,2),(1,3)); the balanced ((0,1),(2,3)) does."""
+    for m in range(2, 7):
+        assert _undominated(m) == []
+    full = frozenset(range(4))
+    crossing = _interval_counts({frozenset({0, 2}), frozenset({1, 3}), full}, 4)
+    caterpillar = _interval_counts({frozenset({0, 1}), frozenset({0, 1, 2}), full}, 4)
+    balanced = _interval_counts({frozenset({0, 1}), frozenset({2, 3}), full}, 4)
+    assert crossing == (0, 1, 3, 0, 1, 0)   # intervals (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+    assert not all(x >= y for x, y in zip(caterpillar, crossing))
+    assert all(x >= y for x, y in zip(balanced, crossing))
+
+
+@pytest.mark.slow
+def test_b4_sufficient_condition_exhaustive_m7():
+    assert _undominated(7) == []
