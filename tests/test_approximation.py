@@ -429,3 +429,17 @@ def test_b4_sufficient_condition_exhaustive_small_m():
 @pytest.mark.slow
 def test_b4_sufficient_condition_exhaustive_m7():
     assert _undominated(7) == []
+
+
+@pytest.mark.slow
+def test_b4_sufficient_condition_exhaustive_m8():
+    """m = 8: 135,135 hierarchies (about 2 minutes); the domination test vectorised."""
+    m = 8
+    hs = _all_hierarchies(range(m))
+    ivs = np.array(sorted({_interval_counts(h, m) for h in hs if all(max(v) - min(v) + 1 == len(v) for v in h)}),
+                   dtype=np.int8)
+    profiles = np.array(sorted({_interval_counts(h, m) for h in hs}), dtype=np.int8)
+    assert len(ivs) == 429
+    for i in range(0, len(profiles), 2000):
+        block = profiles[i:i + 2000]
+        assert (ivs[None, :, :] >= block[:, None, :]).all(axis=2).any(axis=1).all()
