@@ -13,7 +13,9 @@ from .instance import Instance, InstanceError
 
 __all__ = ["Summary", "solve", "METHODS", "DEFAULT_MAX_FREE_M", "DEFAULT_MAX_GLOB_N"]
 
-METHODS = ("opt_free", "opt_glob", "agglomerative", "greedy", "production", "lower_bound")
+METHODS = ("opt_free", "opt_glob", "agglomerative", "greedy", "heaviest_first", "interval_dp", "production",
+           "lower_bound")
+MAX_INTERVAL_DP_M = 400  # O(m^3) Python loops: about 10 s at m = 400
 DEFAULT_MAX_FREE_M = 25
 DEFAULT_MAX_GLOB_N = 26
 _kernels_loaded = False  # set by the first solve() that runs OPT_free
@@ -132,6 +134,25 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         r = timed("greedy", lambda: greedy(inst))
         s.values["greedy"] = r.cost
         candidates.append((r.cost, "greedy", r.layout, None))
+    if "heaviest_first" in methods:
+        # within k OPT_free for requests of at most k chunks (docs/approximation.md, Theorem B1)
+        from .approximation import heaviest_first_order
+        from .trie import order_layout, trie_cost
+        lay = timed("heaviest_first", lambda: order_layout(inst, heaviest_first_order(inst)))
+        s.values["heaviest_first"] = trie_cost(inst, lay)
+        candidates.append((s.values["heaviest_first"], "heaviest_first", lay, None))
+    if "interval_dp" in methods:
+        # the requests as given, as a line; within 2 ceil(log2 m) OPT_free when that line has
+        # consecutive ones (docs/approximation.md, Theorem B3)
+        if inst.m > MAX_INTERVAL_DP_M:
+            s.skipped["interval_dp"] = f"m={inst.m} requests exceeds {MAX_INTERVAL_DP_M} (O(m^3) time)"
+        else:
+            from .approximation import interval_hierarchy
+            from .trie import trie_cost
+            h, _ = timed("interval_dp", lambda: interval_hierarchy(inst))
+            lay = h.layout(inst)
+            s.values["interval_dp"] = trie_cost(inst, lay)
+            candidates.append((s.values["interval_dp"], "interval_dp", lay, h))
     if "production" in methods:
         from .trie import production_cost
         s.values["production"] = timed("production", lambda: production_cost(inst))

@@ -147,23 +147,37 @@ def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, q
 @click.option("--edges", "edge_file", metavar="FILE", default=None, help="Edge list, one 'u v' per line.")
 @click.option("--random", "random_graph", nargs=2, type=click.IntRange(2), metavar="V E", default=None,
               help="A random graph with V vertices and E edges instead.")
+@click.option("-k", "--k", "k", type=click.IntRange(2), default=2, show_default=True,
+              help="Chunks per request: each edge is padded with k-2 chunks (docs/approximation.md).")
+@click.option("--pad", type=click.Choice(["shared", "private"]), default="shared", show_default=True,
+              help="Padding chunks common to every request (OPT = tau + |E| + k-2) or private to each "
+                   "(OPT = tau + (k-1)|E|).")
 @seed_option(help="Seed of the --random graph.")
 @click.option("-t", "--time-limit", type=click.FloatRange(0.01), default=60.0, show_default=True,
               help="Seconds per solver run (per method, not for the whole command: docs/cli.md).")
 @click.option("--json", "as_json", is_flag=True)
+@out_option(help="Write the reduced instance (JSON, readable as an INSTANCE) to PATH, atomically.")
 @click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
-def hardness(edge_file, random_graph, seed, time_limit, as_json, quiet):
-    """Graph -> k=2 instance; check its cost = tau(G) + |E| with independent vertex-cover solvers."""
-    from ..verify.hardness import hardness_check, random_graph as rg, read_edge_list
+def hardness(edge_file, random_graph, k, pad, seed, time_limit, as_json, out, quiet):
+    """Graph -> instance with requests of k chunks; check its cost = tau(G) + |E| + padding with
+    independent vertex-cover solvers, and that every optimal layout's first vertices form a
+    minimum vertex cover. Exit 0 when all agree, 1 when a check fails.
+
+        mptsearch hardness --random 8 12 --k 3 -o reduced.json
+    """
+    from ..verify.hardness import hardness_check, random_graph as rg, read_edge_list, reduced_instance
 
     if (edge_file is None) == (random_graph is None):
         fail("give exactly one of --edges FILE or --random V E")
     edges = read_edge_list(edge_file) if edge_file else rg(random_graph[0], random_graph[1], seed=seed)
-    rep = hardness_check(edges, time_limit=time_limit)
+    if out:
+        write_json(out, reduced_instance(edges, k, pad).to_json())
+    rep = hardness_check(edges, k=k, pad=pad, time_limit=time_limit)
     if as_json:
         click.echo(json.dumps(rep.to_json()))
         return 0 if rep.ok else 1
-    click.echo(f"graph: {rep.vertices} vertices, {rep.edges} edges")
+    pad_note = f"; k = {rep.k}, {rep.pad} padding (adds {rep.padding})" if rep.k > 2 else ""
+    click.echo(f"graph: {rep.vertices} vertices, {rep.edges} edges{pad_note}")
     for name, t in rep.tau.items():
         click.echo(f"tau(G) by {name:<12}{t:>8}{rep.seconds[name]:>10.3f} s")
     for name, c in rep.cost.items():
@@ -172,5 +186,8 @@ def hardness(edge_file, random_graph, seed, time_limit, as_json, quiet):
         click.echo(f"skipped {name}: {why}")
     for p in rep.problems:
         click.echo(f"problem: {p}")
-    click.echo("cost = tau(G) + |E| holds" if rep.ok else "NOT verified")
+    if out and not quiet:
+        click.echo(f"reduced instance written to {out}", err=True)
+    identity = "cost = tau(G) + |E|" + (" + padding" if rep.padding else "")
+    click.echo(f"{identity} holds" if rep.ok else "NOT verified")
     return 0 if rep.ok else 1

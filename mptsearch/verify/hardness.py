@@ -1,11 +1,19 @@
-"""NP-hardness, executable: minimum vertex cover reduces to MPT with two-chunk requests.
+"""NP-hardness, executable: minimum vertex cover reduces to MPT (an L-reduction).
 
 A graph G = (V, E) becomes the instance whose chunks are the non-isolated vertices (unit
 weight) and whose requests are the edges. Its OPT_free is tau(G) + |E| (the paper, Section 4;
-derivation in :mod:`mptsearch.encodings.vertex_cover`). :func:`hardness_check` computes the
-instance's cost with the MPT solvers that apply (free and glob DPs, trie search, the k <= 2
-CP-SAT and MaxSAT models) and tau(G) with plain vertex-cover solvers sharing no code with them
-(CP-SAT, RC2, and brute force on small graphs), and checks cost = tau + |E| for every pair.
+derivation in :mod:`mptsearch.encodings.vertex_cover`). For requests of exactly k > 2 chunks
+:func:`reduced_instance` pads every edge: with ``pad="shared"`` by the same k-2 new chunks
+(OPT = tau + |E| + k - 2), with ``pad="private"`` by k-2 new chunks of its own
+(OPT = tau + (k-1)|E|); docs/approximation.md, Theorems A1-A3, proves both identities and that
+the first vertex of every request in *any* layout of cost C is a vertex cover of size at most
+C - |E| - (the padding's cost) (:func:`cover_from_layout`), which makes the reduction an
+L-reduction with constants alpha = Delta + 1 (degree <= Delta, k = 2) and beta = 1.
+
+:func:`hardness_check` computes the instance's cost with the MPT solvers that apply (free and
+glob DPs, trie search, the k <= 2 CP-SAT and MaxSAT models) and tau(G) with plain vertex-cover
+solvers sharing no code with them (CP-SAT, RC2, and brute force on small graphs), checks the
+identity for every pair, and checks that each optimal layout's cover is a minimum vertex cover.
 """
 
 from __future__ import annotations
@@ -18,8 +26,10 @@ import numpy as np
 
 from ..instance import Instance, InstanceError, from_lists
 
-__all__ = ["graph_instance", "random_graph", "read_edge_list", "brute_vertex_cover", "hardness_check",
-           "HardnessReport"]
+__all__ = ["graph_instance", "reduced_instance", "padding_cost", "cover_from_layout", "is_vertex_cover",
+           "random_graph", "read_edge_list", "brute_vertex_cover", "hardness_check", "HardnessReport", "PADS"]
+
+PADS = ("shared", "private")
 
 
 def graph_instance(edges) -> Instance:
@@ -31,6 +41,70 @@ def graph_instance(edges) -> Instance:
         if u == v:
             raise InstanceError(f"self-loop at vertex {u}")
     return from_lists([[u, v] for u, v in edges])
+
+
+def _distinct_edges(edges) -> list[tuple[int, int]]:
+    out, seen = [], set()
+    for e in edges:
+        u, v = (int(a) for a in e)
+        if u == v:
+            raise InstanceError(f"self-loop at vertex {u}")
+        key = (min(u, v), max(u, v))
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    if not out:
+        raise InstanceError("the graph has no edges")
+    return out
+
+
+def reduced_instance(edges, k: int = 2, pad: str = "shared") -> Instance:
+    """The instance of a graph with every request of exactly k chunks (unit weights).
+
+    Request e is the edge {u, v} (its vertices keep their labels) plus k-2 padding chunks,
+    labelled from max(V)+1 on: the same k-2 chunks for every edge (``pad="shared"``) or k-2
+    chunks of its own (``pad="private"``). Duplicate edges are merged first. k = 2 is
+    :func:`graph_instance`. O(k |E|) time.
+    """
+    if k < 2:
+        raise InstanceError(f"the reduction needs k >= 2, got {k}")
+    if pad not in PADS:
+        raise InstanceError(f"unknown padding {pad!r}; use one of {', '.join(PADS)}")
+    edges = _distinct_edges(edges)
+    base = max(max(e) for e in edges) + 1
+    if pad == "shared":
+        reqs = [[u, v] + [base + j for j in range(k - 2)] for u, v in edges]
+    else:
+        reqs = [[u, v] + [base + i * (k - 2) + j for j in range(k - 2)] for i, (u, v) in enumerate(edges)]
+    return from_lists(reqs)
+
+
+def padding_cost(n_edges: int, k: int, pad: str) -> int:
+    """What the padding adds to OPT: k-2 (shared, one path) or (k-2)|E| (private)."""
+    return (k - 2) if pad == "shared" else (k - 2) * n_edges
+
+
+def is_vertex_cover(edges, cover) -> bool:
+    """Whether ``cover`` (vertex labels) meets every edge."""
+    c = set(cover)
+    return all(u in c or v in c for u, v in edges)
+
+
+def cover_from_layout(inst: Instance, layout, vertices) -> list:
+    """The first vertex chunk of every request of ``layout`` (chunk ids), as sorted vertex labels.
+
+    For any layout of a :func:`reduced_instance` of cost C this is a vertex cover of size at most
+    C - |E| - :func:`padding_cost` (docs/approximation.md, Theorems A1-A3). O(k |E|) time.
+    """
+    vset = set(vertices)
+    first = set()
+    for seq in layout:
+        for x in seq:
+            lab = inst.labels[int(x)]
+            if lab in vset:
+                first.add(lab)
+                break
+    return sorted(first)
 
 
 def random_graph(n_vertices: int, n_edges: int, *, seed=None) -> list[tuple[int, int]]:
@@ -95,27 +169,36 @@ class HardnessReport:
     problems: list
     ok: bool
     skipped: dict = field(default_factory=dict)
+    k: int = 2
+    pad: str = "shared"
+    padding: int = 0
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
 
 
-def hardness_check(edges, *, brute_max_vertices: int = 20, dp_free_max_m: int = 14,
-                   dp_glob_max_n: int = 20, trie_max_m: int = 10, time_limit: float = 60.0,
-                   workers: int = 1, seed: int = 0) -> HardnessReport:
-    """Check OPT(instance of G) = tau(G) + |E| by independent methods on both sides.
+def hardness_check(edges, *, k: int = 2, pad: str = "shared", brute_max_vertices: int = 20,
+                   dp_free_max_m: int = 14, dp_glob_max_n: int = 20, trie_max_m: int = 10,
+                   time_limit: float = 60.0, workers: int = 1, seed: int = 0) -> HardnessReport:
+    """Check OPT(reduced instance of G) = tau(G) + |E| + padding by independent methods.
+
+    Every exact MPT method that returns a layout also has the layout's cover checked: the first
+    vertex of each request must be a vertex cover of size cost - |E| - padding = tau(G).
 
     Notes
     -----
-    The exact MPT DPs are exponential in |E| (free) and |V| (glob); the MPT encodings and the
-    vertex-cover solvers scale to hundreds of vertices.
+    The exact MPT DPs are exponential in |E| (free) and in the number of chunks (glob); the
+    k = 2 encodings and the vertex-cover solvers scale to hundreds of vertices.
     """
     from ..encodings.vertex_cover import solve_k2_cpsat, solve_k2_maxsat, vertex_cover_cpsat, vertex_cover_maxsat
+    from ..trie import order_layout, trie_cost
 
-    inst = graph_instance(edges)
-    edges = [tuple(sorted(o)) for o in inst.orders]  # chunk ids, duplicates merged
-    nv, ne = inst.n, inst.m
+    edges = _distinct_edges(edges)
+    inst = reduced_instance(edges, k, pad)
+    nv, ne = len({a for e in edges for a in e}), len(edges)
+    offset = padding_cost(ne, k, pad)
     tau, cost, secs, skipped, problems = {}, {}, {}, {}, []
+    layouts: dict = {}
 
     def timed(label, fn):
         t0 = time.perf_counter()
@@ -134,22 +217,28 @@ def hardness_check(edges, *, brute_max_vertices: int = 20, dp_free_max_m: int = 
     else:
         skipped["brute"] = f"{nv} vertices > {brute_max_vertices}"
 
-    r = timed("k2-cpsat", lambda: solve_k2_cpsat(inst, time_limit=time_limit, workers=workers, seed=seed))
-    if r.optimal:
-        cost["k2-cpsat"] = r.value
+    if k == 2:
+        r = timed("k2-cpsat", lambda: solve_k2_cpsat(inst, time_limit=time_limit, workers=workers, seed=seed))
+        if r.optimal:
+            cost["k2-cpsat"], layouts["k2-cpsat"] = r.value, r.layout
+        else:
+            skipped["k2-cpsat"] = f"not proven optimal in {time_limit}s"
+        r = timed("k2-maxsat", lambda: solve_k2_maxsat(inst))
+        cost["k2-maxsat"], layouts["k2-maxsat"] = r.value, r.layout
     else:
-        skipped["k2-cpsat"] = f"not proven optimal in {time_limit}s"
-    cost["k2-maxsat"] = timed("k2-maxsat", lambda: solve_k2_maxsat(inst)).value
+        skipped["k2-cpsat"] = skipped["k2-maxsat"] = f"k = {k} > 2"
     if ne <= dp_free_max_m:
         from ..exact.free import opt_free
-        cost["dp-free"] = timed("dp-free", lambda: opt_free(inst)).value
+        r = timed("dp-free", lambda: opt_free(inst))
+        cost["dp-free"], layouts["dp-free"] = r.value, r.layout
     else:
         skipped["dp-free"] = f"{ne} edges > {dp_free_max_m}"
-    if nv <= dp_glob_max_n:
+    if inst.n <= dp_glob_max_n:
         from ..exact.glob import opt_glob
-        cost["dp-glob"] = timed("dp-glob", lambda: opt_glob(inst)).value
+        r = timed("dp-glob", lambda: opt_glob(inst))
+        cost["dp-glob"], layouts["dp-glob"] = r.value, order_layout(inst, r.order)
     else:
-        skipped["dp-glob"] = f"{nv} vertices > {dp_glob_max_n}"
+        skipped["dp-glob"] = f"{inst.n} {'vertices' if k == 2 else 'chunks'} > {dp_glob_max_n}"
     if ne <= trie_max_m:
         from .triesearch import trie_search
         cost["trie-search"] = timed("trie-search", lambda: trie_search(inst)).value
@@ -161,6 +250,16 @@ def hardness_check(edges, *, brute_max_vertices: int = 20, dp_free_max_m: int = 
         problems.append(f"vertex-cover methods disagree: {tau}")
     for name, c in cost.items():
         for tname, t in tau.items():
-            if c != t + ne:
-                problems.append(f"{name} cost {c} != tau {t} ({tname}) + |E| {ne}")
-    return HardnessReport(nv, ne, tau, cost, secs, problems, not problems, skipped)
+            if c != t + ne + offset:
+                problems.append(f"{name} cost {c} != tau {t} ({tname}) + |E| {ne} + padding {offset}")
+    vertices = {a for e in edges for a in e}
+    for name, lay in layouts.items():
+        c = trie_cost(inst, lay)
+        cover = cover_from_layout(inst, lay, vertices)
+        if c != cost[name]:
+            problems.append(f"{name} layout costs {c} on the trie, reported {cost[name]}")
+        if not is_vertex_cover(edges, cover):
+            problems.append(f"{name} layout's first vertices are not a vertex cover")
+        elif len(cover) > c - ne - offset:
+            problems.append(f"{name} layout's cover has {len(cover)} > cost - |E| - padding = {c - ne - offset}")
+    return HardnessReport(nv, ne, tau, cost, secs, problems, not problems, skipped, k, pad, offset)

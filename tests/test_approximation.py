@@ -1,0 +1,445 @@
+"""docs/approximation.md: every proved row has a check here that fails when its bound is off by one.
+
+Part A (hardness): the cost identities of the vertex-cover reduction (k = 2, shared and private
+padding), the cover read off any layout, and the L-reduction constants with the instances that
+attain them. Part B (algorithms): heaviest-first <= k OPT_free and its tight family,
+agglomerative <= (sum_i w(R_i) + OPT_free)/2 (attained) and (k+1)/2 OPT_free for unit weights,
+best-of, and the interval DP (exact over interval hierarchies; the C1P bound).
+"""
+
+import math
+from fractions import Fraction
+from itertools import combinations, permutations, product
+
+import numpy as np
+import pytest
+
+from mptsearch.approximation import (HEURISTICS, best_of, heaviest_first, heaviest_first_tight, interval_dp,
+                                     interval_hierarchy)
+from mptsearch.bounds import balanced_hierarchy, c1p_bound
+from mptsearch.cli import main
+from mptsearch.exact.free import opt_free
+from mptsearch.families import random_instance
+from mptsearch.heuristics.agglomerative import agglomerative
+from mptsearch.instance import InstanceError, from_lists, parse_instance
+from mptsearch.trie import trie_cost
+from mptsearch.verify.hardness import (brute_vertex_cover, cover_from_layout, hardness_check, is_vertex_cover,
+                                       padding_cost, random_graph, reduced_instance)
+
+from .naive import naive_trie_cost
+
+K33 = [(a, b) for a in range(3) for b in range(3, 6)]
+CUBE = [(a, a ^ (1 << i)) for a in range(8) for i in range(3) if a < a ^ (1 << i)]
+K4 = [(a, b) for a in range(4) for b in range(a + 1, 4)]
+PETERSEN = [(i, (i + 1) % 5) for i in range(5)] + [(i, i + 5) for i in range(5)] + \
+           [(5 + i, 5 + (i + 2) % 5) for i in range(5)]
+
+
+def ids(inst, labels):
+    pos = {lab: x for x, lab in enumerate(inst.labels)}
+    return [pos[v] for v in labels]
+
+
+def every_layout(inst):
+    """All prod_i |R_i|! layouts (tiny instances only)."""
+    return product(*(permutations(o) for o in inst.orders))
+
+
+def random_layout(inst, rng):
+    return [tuple(rng.permutation(list(o))) for o in inst.orders]
+
+
+# ---- Part A: hardness ---------------------------------------------------------------------------
+
+def test_a1_every_k2_layout_costs_its_first_chunks_plus_edges():
+    """Theorem A1: cost(L) = |F(L)| + |E| exactly, F(L) a vertex cover, for every layout."""
+    for edges in (K4, [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)], [(0, i) for i in range(1, 5)]):
+        inst = reduced_instance(edges, 2)
+        vertices = {a for e in edges for a in e}
+        sizes = set()
+        for lay in every_layout(inst):
+            cover = cover_from_layout(inst, lay, vertices)
+            assert is_vertex_cover(edges, cover)
+            assert trie_cost(inst, lay) == len(cover) + len(edges)
+            sizes.add(len(cover))
+        assert min(sizes) == brute_vertex_cover(edges)
+
+
+@pytest.mark.parametrize("k,pad", [(2, "shared"), (3, "shared"), (4, "shared"), (3, "private"), (4, "private")])
+def test_a2_a3_opt_identity(k, pad):
+    """Theorems A2/A3: OPT_free = tau + |E| + padding, padding = k-2 (shared) or (k-2)|E|."""
+    for seed in range(5):
+        edges = random_graph(7, 6 + seed, seed=seed)
+        inst = reduced_instance(edges, k, pad)
+        assert all(len(o) == k for o in inst.orders)
+        expect = brute_vertex_cover(edges) + len(edges) + padding_cost(len(edges), k, pad)
+        assert opt_free(inst).value == expect
+
+
+@pytest.mark.parametrize("k,pad", [(3, "shared"), (4, "shared"), (3, "private"), (4, "private")])
+def test_a2_a3_any_layout_gives_a_cover_of_size_at_most_cost_minus_offset(k, pad):
+    """The map g of the L-reduction: |cover(L)| <= cost(L) - |E| - padding for every layout L,
+    with equality when the padding is placed first (shared) or last (private)."""
+    rng = np.random.default_rng(k)
+    for seed in range(4):
+        edges = random_graph(6, 7, seed=seed)
+        inst = reduced_instance(edges, k, pad)
+        vertices = {a for e in edges for a in e}
+        offset = len(edges) + padding_cost(len(edges), k, pad)
+        for _ in range(60):
+            lay = random_layout(inst, rng)
+            cover = cover_from_layout(inst, lay, vertices)
+            assert is_vertex_cover(edges, cover)
+            assert len(cover) <= trie_cost(inst, lay) - offset
+            if pad == "shared":   # the padding first, in one fixed order; the vertices as they were
+                moved = [tuple(sorted(x for x in s if inst.labels[x] not in vertices))
+                         + tuple(x for x in s if inst.labels[x] in vertices) for s in lay]
+            else:                 # the vertices as they were, then the private chunks
+                moved = [tuple(x for x in s if inst.labels[x] in vertices)
+                         + tuple(x for x in s if inst.labels[x] not in vertices) for s in lay]
+            assert len(cover_from_layout(inst, moved, vertices)) == trie_cost(inst, moved) - offset
+            assert trie_cost(inst, moved) <= trie_cost(inst, lay)
+
+
+def test_a3_lemma_private_chunks_last_never_raise_the_cost():
+    """Lemma A3 (any weights): moving each request's private chunks to its end keeps the order of
+    the others and does not raise the trie cost; the naive trie twin agrees."""
+    rng = np.random.default_rng(5)
+    for trial in range(40):
+        inst = random_instance(8, 6, (2, 5), weights=(1, 6), seed=trial)
+        count = {}
+        for o in inst.orders:
+            for x in o:
+                count[x] = count.get(x, 0) + 1
+        w = {x: int(inst.weights[x]) for x in range(inst.n)}
+        for _ in range(20):
+            lay = random_layout(inst, rng)
+            moved = [tuple([x for x in s if count[x] > 1] + [x for x in s if count[x] == 1]) for s in lay]
+            assert trie_cost(inst, moved) <= trie_cost(inst, lay)
+            assert naive_trie_cost(moved, w) <= naive_trie_cost(lay, w)
+
+
+def test_a2_lemma_deleting_chunks_removes_at_least_their_nodes():
+    """Lemma A2: deleting a chunk set D from every sequence gives a trie of cost at most the old
+    cost minus the weight of the D-labelled nodes (here: exact on every layout of a tiny case)."""
+    inst = reduced_instance([(0, 1), (1, 2), (2, 0)], 4, "shared")  # D = the 2 shared chunks
+    d = {x for x, lab in enumerate(inst.labels) if lab >= 3}
+    w = {x: 1 for x in range(inst.n)}
+    for lay in every_layout(inst):
+        nodes = set()
+        for s in lay:
+            for j in range(len(s)):
+                nodes.add(s[:j + 1])
+        d_nodes = sum(1 for p in nodes if p[-1] in d)
+        rest = [tuple(x for x in s if x not in d) for s in lay]
+        assert naive_trie_cost(rest, w) <= naive_trie_cost(lay, w) - d_nodes
+
+
+def test_a4_l_reduction_alpha_is_delta_plus_one_and_attained():
+    """alpha: OPT <= (Delta + 1) tau for max degree Delta, with equality on bipartite cubic graphs."""
+    for edges in (K33, CUBE):
+        tau = brute_vertex_cover(edges)
+        assert opt_free(reduced_instance(edges, 2)).value == 4 * tau   # alpha = 4 attained
+    for edges in (K4, PETERSEN):                                        # cubic, not bipartite
+        tau = brute_vertex_cover(edges)
+        assert len(edges) + tau < 4 * tau
+    for seed in range(8):
+        edges = random_graph(9, 12, seed=seed)
+        deg = {}
+        for u, v in edges:
+            deg[u] = deg.get(u, 0) + 1
+            deg[v] = deg.get(v, 0) + 1
+        tau = brute_vertex_cover(edges)
+        assert len(edges) + tau <= (max(deg.values()) + 1) * tau
+
+
+def test_a4_l_reduction_beta_is_one_exactly():
+    """beta = 1: |cover(L)| - tau = cost(L) - OPT for every layout (an identity, not only <=)."""
+    for edges in (K4, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]):
+        inst = reduced_instance(edges, 2)
+        vertices = {a for e in edges for a in e}
+        tau, opt = brute_vertex_cover(edges), opt_free(inst).value
+        for lay in every_layout(inst):
+            assert len(cover_from_layout(inst, lay, vertices)) - tau == trie_cost(inst, lay) - opt
+
+
+def test_a4_ratio_transfer_is_tight_on_k33():
+    """Corollary A4: a layout within 1+eps of OPT gives a cover within 1 + 4 eps on cubic graphs;
+    on K_{3,3} a layout whose first chunks are all 6 vertices attains it (eps = 1/4, cover 2 tau)."""
+    inst = reduced_instance(K33, 2)
+    # orient so that every vertex is first in some edge: a -> a+3, and b -> the next a
+    lay = []
+    for u, v in (tuple(inst.labels[x] for x in o) for o in inst.orders):
+        lay.append(ids(inst, [u, v] if v == u + 3 else [v, u]))
+    lay = [tuple(s) for s in lay]
+    cover = cover_from_layout(inst, lay, set(range(6)))
+    cost, opt, tau = trie_cost(inst, lay), opt_free(inst).value, brute_vertex_cover(K33)
+    eps = Fraction(cost, opt) - 1
+    assert len(cover) == 6 and cost == 15 and opt == 12
+    assert Fraction(len(cover), tau) - 1 == 4 * eps
+
+
+def test_hardness_check_padded_and_cli(tmp_path, capsys):
+    for k, pad in ((3, "shared"), (3, "private")):
+        rep = hardness_check(random_graph(7, 9, seed=2), k=k, pad=pad)
+        assert rep.ok, rep.problems
+        assert {"dp-free", "trie-search"} <= set(rep.cost)
+    out = tmp_path / "r.json"
+    assert main(["hardness", "--random", "6", "7", "--k", "3", "--pad", "private", "-o", str(out), "-q"]) == 0
+    assert "+ padding holds" in capsys.readouterr().out
+    inst = parse_instance(str(out))
+    assert inst.m == 7 and all(len(o) == 3 for o in inst.orders)
+    assert main(["hardness", "--random", "6", "7", "--k", "1"]) == 2
+    with pytest.raises(InstanceError):
+        reduced_instance([(0, 1)], 3, "sideways")
+
+
+# ---- Part B: algorithms -------------------------------------------------------------------------
+
+def test_b1_heaviest_first_within_k():
+    for trial in range(60):
+        k = 2 + trial % 3
+        inst = random_instance(9, 7, (1, k), weights=(1, 9), seed=trial)
+        kmax = max(len(o) for o in inst.orders)
+        lay, cost = heaviest_first(inst)
+        assert cost <= kmax * opt_free(inst).value
+        assert cost == trie_cost(inst, [ids(inst, s) for s in lay])
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_b1_tight_family_exceeds_k_minus_one(k):
+    """On heaviest_first_tight the ratio is P(W + (k-1)(W-1)) / ((k-1)(W-1) + P W) -> k: it
+    beats k - 1/2 for large P and W, so no factor below k holds; OPT = sum_x w(x) exactly."""
+    P, W = 400, 400
+    inst = heaviest_first_tight(k, P, W)
+    _, cost = heaviest_first(inst)
+    opt = (k - 1) * (W - 1) + P * W
+    assert cost == P * (W + (k - 1) * (W - 1))
+    assert int(inst.weights.sum()) == opt   # the lower bound OPT >= sum_x w(x), attained core-first
+    core_first = [tuple(sorted(o, key=lambda x: not inst.labels[x].startswith("c"))) for o in inst.orders]
+    assert trie_cost(inst, core_first) == opt
+    assert Fraction(cost, opt) > k - Fraction(1, 2)
+    small = heaviest_first_tight(k, 4, 3)
+    assert opt_free(small).value == (k - 1) * 2 + 4 * 3
+
+
+def test_b2_agglomerative_half_the_savings_bound_and_unit_weight_factor():
+    for trial in range(80):
+        k = 2 + trial % 4
+        unit = trial % 2 == 0
+        inst = random_instance(9, 7, k if unit else (1, k), weights=(1, 1) if unit else (1, 9), seed=trial)
+        opt = opt_free(inst).value
+        total = inst.total_weight()
+        for tb in ("first", "worst"):
+            c = agglomerative(inst, tie_break=tb).cost
+            assert 2 * c <= total + opt
+            if unit:
+                assert 2 * c <= (k + 1) * opt
+        _, c = best_of(inst)
+        assert c <= max(len(o) for o in inst.orders) * opt and 2 * c <= total + opt
+
+
+def test_b2_bound_attained_on_the_paper_witness():
+    """(sum_i w(R_i) + OPT)/2 is attained: `0123 14 2578 46` under adversarial ties costs 11."""
+    inst = parse_instance("0123 14 2578 46")
+    opt, total = opt_free(inst).value, inst.total_weight()
+    assert (opt, total) == (10, 12)
+    assert 2 * agglomerative(inst, tie_break="worst").cost == total + opt
+
+
+def _best_interval_savings(inst, lo, hi, line):
+    """Brute force over every interval hierarchy of line[lo:hi] (Catalan many)."""
+    masks = inst.request_masks()
+    if hi - lo == 1:
+        return 0
+    inter = masks[line[lo]]
+    for r in line[lo:hi]:
+        inter &= masks[r]
+    here = sum(int(inst.weights[x]) for x in range(inst.n) if inter >> x & 1)
+    return here + max(_best_interval_savings(inst, lo, s, line) + _best_interval_savings(inst, s, hi, line)
+                      for s in range(lo + 1, hi))
+
+
+def test_b3_interval_dp_is_exact_over_interval_hierarchies():
+    rng = np.random.default_rng(3)
+    for trial in range(30):
+        inst = random_instance(8, 6, (1, 5), weights=(1, 7), seed=trial)
+        line = [int(r) for r in rng.permutation(inst.m)]
+        h, cost = interval_hierarchy(inst, line)
+        assert cost == inst.total_weight() - _best_interval_savings(inst, 0, inst.m, line)
+        assert cost == h.cost(inst)
+        lay, tcost = interval_dp(inst, line)
+        assert tcost <= cost
+
+
+def c1p_instance(m, n, rng, weighted):
+    """m distinct requests on a line, each of the n + m - 1 chunks an interval of it: chunk
+    i < m - 1 is the pair {i, i+1} (which makes the requests distinct), the n others random."""
+    while True:
+        spans = [(i, i + 1) for i in range(m - 1)]
+        for _ in range(n):
+            a = int(rng.integers(0, m))
+            spans.append((a, int(rng.integers(a, m))))
+        n_all = len(spans)
+        reqs = [[x for x in range(n_all) if spans[x][0] <= i <= spans[x][1]] for i in range(m)]
+        if all(reqs) and len({tuple(r) for r in reqs}) == m:
+            w = {x: int(rng.integers(1, 6)) for x in range(n_all)} if weighted else None
+            inst = from_lists(reqs, w)
+            if inst.m == m:
+                return inst
+
+
+def test_b3_interval_dp_within_the_c1p_bound_and_2log2m():
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        m = int(rng.integers(3, 10))
+        inst = c1p_instance(m, int(rng.integers(3, 12)), rng, trial % 2 == 1)
+        line = list(range(m))
+        _, cost = interval_dp(inst, line)
+        bound = c1p_bound(inst, line)
+        assert cost <= balanced_hierarchy(inst, line).cost(inst) <= bound
+        assert bound <= 2 * math.ceil(math.log2(m)) * int(inst.weights.sum())
+        assert int(inst.weights.sum()) <= opt_free(inst).value
+
+
+@pytest.mark.parametrize("h", [2, 3, 4, 5])
+def test_b3_interval_decomposition_count(h):
+    """Lemma B3: in the balanced tree over m = 2^h leaves an interval has at most 2h - 2 maximal
+    subtrees (h >= 2), and the interval without the two end leaves attains 2h - 2."""
+    m = 2 ** h
+    reqs = [[0] if 0 < i < m - 1 else [1] for i in range(m)]
+    reqs = [r + [2 + i] for i, r in enumerate(reqs)]          # distinct requests; chunk 0 on 1..m-2
+    inst = from_lists(reqs)
+    bal = balanced_hierarchy(inst, list(range(m)))
+    nodes = bal.leaf_sets
+    inside = {v for v, s in nodes.items() if s and all(0 < i < m - 1 for i in range(m) if s >> i & 1)}
+    parent = {}
+    for v, (a, b) in enumerate(bal.children, start=m):
+        parent[int(a)], parent[int(b)] = v, v
+    maximal = [v for v in inside if parent.get(v) not in inside]
+    assert len(maximal) == 2 * h - 2
+
+
+def test_b3_interval_dp_optimal_on_random_c1p_instances_computed():
+    """Computed, not proved (docs/approximation.md, Conjecture B4): the interval DP over a C1P line
+    has matched OPT_free on every random C1P instance tried."""
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        m = int(rng.integers(3, 9))
+        inst = c1p_instance(m, int(rng.integers(3, 10)), rng, trial % 2 == 1)
+        assert interval_dp(inst, list(range(m)))[1] == opt_free(inst).value
+
+
+def test_lower_bounds_used_by_the_factors_are_tight():
+    """OPT >= m (unit weights, distinct requests) is attained by a chain; OPT >= sum_x w(x) by a
+    sunflower laid out core first (test_b1_tight_family_exceeds_k_minus_one)."""
+    chain = parse_instance("0 01 012 0123")
+    assert opt_free(chain).value == chain.m
+    for trial in range(30):
+        inst = random_instance(8, 7, (1, 4), seed=trial)
+        assert opt_free(inst).value >= max(inst.m, inst.n)
+
+
+def test_registry_returns_labels_and_trie_cost():
+    inst = random_instance(9, 8, (2, 4), weights=(1, 5), seed=1)
+    for name, fn in HEURISTICS.items():
+        lay, cost = fn(inst)
+        assert cost == trie_cost(inst, [ids(inst, s) for s in lay]), name
+        assert cost >= opt_free(inst).value
+
+
+def test_a7_k2_matching_layout_within_three_halves():
+    """Proposition A7: every k = 2 layout is within 2 of OPT = tau + |E|, and orienting every
+    edge from the endpoints of a maximal matching is within 3/2 (checked against the exact DP)."""
+    rng = np.random.default_rng(2)
+    for seed in range(12):
+        edges = random_graph(8, 6 + seed, seed=seed)
+        inst = reduced_instance(edges, 2)
+        opt = opt_free(inst).value
+        assert opt == brute_vertex_cover(edges) + len(edges)
+        matched: set = set()
+        for u, v in edges:                      # a maximal matching, greedily
+            if u not in matched and v not in matched:
+                matched |= {u, v}
+        lay = []
+        for o in inst.orders:
+            u, v = (inst.labels[x] for x in o)
+            lay.append(tuple(ids(inst, [u, v] if u in matched else [v, u])))
+        assert 2 * trie_cost(inst, lay) <= 3 * opt
+        assert trie_cost(inst, random_layout(inst, rng)) <= 2 * opt
+
+
+@pytest.mark.slow
+def test_b4_interval_dp_optimal_on_many_c1p_instances():
+    """Conjecture B4's evidence (computed, slow tier): 2,000 random C1P instances."""
+    rng = np.random.default_rng(2026)
+    for trial in range(2000):
+        m = int(rng.integers(3, 12))
+        inst = c1p_instance(m, int(rng.integers(2, 8)), rng, trial % 2 == 1)
+        assert interval_dp(inst, list(range(m)))[1] == opt_free(inst).value, inst
+
+
+def _all_hierarchies(leaves):
+    """Every full binary tree on ``leaves``, as the set of its internal nodes' leaf sets."""
+    leaves = tuple(sorted(leaves))
+    if len(leaves) == 1:
+        return [frozenset()]
+    first, rest = leaves[0], leaves[1:]
+    out = []
+    for r in range(len(rest)):
+        for extra in combinations(rest, r):
+            left = (first,) + extra
+            right = tuple(x for x in rest if x not in extra)
+            for ha in _all_hierarchies(left):
+                for hb in _all_hierarchies(right):
+                    out.append(ha | hb | {frozenset(leaves)})
+    return out
+
+
+def _interval_counts(h, m):
+    """N_H(J) = #internal nodes with leaves inside J, for every interval J = [a, b], a < b."""
+    return tuple(sum(1 for v in h if min(v) >= a and max(v) <= b) for a in range(m) for b in range(a + 1, m))
+
+
+def _undominated(m):
+    intervals = [h for h in _all_hierarchies(range(m))
+                 if all(max(v) - min(v) + 1 == len(v) for v in h)]
+    assert len(intervals) == math.comb(2 * m - 2, m - 1) // m          # Catalan(m-1)
+    ivs = {_interval_counts(h, m) for h in intervals}
+    profiles = {_interval_counts(h, m) for h in _all_hierarchies(range(m))}
+    return [p for p in profiles if not any(all(x >= y for x, y in zip(q, p)) for q in ivs)]
+
+
+def test_b4_sufficient_condition_exhaustive_small_m():
+    """Proposition B4' (exhaustive): for m <= 6 every hierarchy H has an interval hierarchy H'
+    with N_H'(J) >= N_H(J) on every interval J, so the interval DP is exact on every C1P
+    instance with m <= 6 (any weights). The comparison can fail: the caterpillar (((0,1),2),3)
+    does not dominate the crossing tree ((0,2),(1,3)); the balanced ((0,1),(2,3)) does."""
+    for m in range(2, 7):
+        assert _undominated(m) == []
+    full = frozenset(range(4))
+    crossing = _interval_counts({frozenset({0, 2}), frozenset({1, 3}), full}, 4)
+    caterpillar = _interval_counts({frozenset({0, 1}), frozenset({0, 1, 2}), full}, 4)
+    balanced = _interval_counts({frozenset({0, 1}), frozenset({2, 3}), full}, 4)
+    assert crossing == (0, 1, 3, 0, 1, 0)   # intervals (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+    assert not all(x >= y for x, y in zip(caterpillar, crossing))
+    assert all(x >= y for x, y in zip(balanced, crossing))
+
+
+@pytest.mark.slow
+def test_b4_sufficient_condition_exhaustive_m7():
+    assert _undominated(7) == []
+
+
+@pytest.mark.slow
+def test_b4_sufficient_condition_exhaustive_m8():
+    """m = 8: 135,135 hierarchies (about 2 minutes); the domination test vectorised."""
+    m = 8
+    hs = _all_hierarchies(range(m))
+    ivs = np.array(sorted({_interval_counts(h, m) for h in hs if all(max(v) - min(v) + 1 == len(v) for v in h)}),
+                   dtype=np.int8)
+    profiles = np.array(sorted({_interval_counts(h, m) for h in hs}), dtype=np.int8)
+    assert len(ivs) == 429
+    for i in range(0, len(profiles), 2000):
+        block = profiles[i:i + 2000]
+        assert (ivs[None, :, :] >= block[:, None, :]).all(axis=2).any(axis=1).all()
