@@ -42,7 +42,9 @@ def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
     trace = _csv(folder / "trace_ratio.csv")
     rows = load_search(Path(search) if search else folder / "search.json")
     ws = [int(r["W"]) for r in trace if r["W"] != "offline" and r["arrival"] == "given"]
-    wmax = max(ws + [int(r["window"]) for r in rows or []])
+    lb = folder / "length_bound.csv"
+    lr = _csv(lb) if lb.exists() else []
+    wmax = max(ws + [int(r["window"]) for r in rows or []] + [int(r["W"]) for r in lr])
     xs = [1, wmax]
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
     ax = axes[0]
@@ -54,6 +56,9 @@ def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
             label=f"lower bound, every deterministic algorithm: {b['det_lower']} (Thm. 3)")
     ax.plot(xs, [float(b["rand_lower_float"])] * 2, "b:",
             label=f"lower bound, randomised: {b['rand_lower']} (Thm. 5)")
+    if lr:
+        ax.step([int(r["W"]) for r in lr], [float(r["det_lower_float"]) for r in lr], "g-", where="post",
+                label=f"lower bound on streams of m = {lr[0]['m']} requests (Cor. 4; nothing proved past W = m / 2)")
     for arrival, mark in (("given", "o"), ("shuffled", "s")):
         pts = [(int(r["W"]), float(r["ratio_at_least"]), float(r["ratio_at_most"]))
                for r in trace if r["arrival"] == arrival and r["W"] != "offline"]

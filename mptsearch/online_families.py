@@ -121,7 +121,8 @@ def drop_first_adversary(k: int, length: int, window: int, algorithm) -> tuple[l
 def caterpillar_bound(k: int, length: int) -> int:
     """Upper bound on OPT_free of every drop-first gadget of ``length`` L requests of size k:
     k + sum_{j=1}^{L-1} min(j, k) (Lemma 4a: the arrival-order caterpillar)."""
-    return k * length - sum(max(0, k - j) for j in range(1, length))
+    t = min(length - 1, k)  # sum_{j=1}^{t} (k - j), the terms k - j > 0 (and j = k adds 0)
+    return k * length - (t * k - t * (t + 1) // 2)
 
 
 def segment_bound(k: int, length: int) -> int:
