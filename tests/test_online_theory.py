@@ -81,6 +81,20 @@ def test_online_star_large_and_the_core_first_layout(k, m, W):
     assert ratio < k and k - ratio == Fraction(k * (k - 1), m + k - 1)
 
 
+def test_online_star_limits():
+    """docs/online.md after Proposition 6: a short history, or the class fed labels directly
+    (ties by first appearance), escapes the family."""
+    k, m = 3, 6
+    lines = online_star(k, m, 1)
+    w = ones(lines)
+    assert [trie_cost(online_layout(lines, w, 1, history=h)) for h in (1, 2, 3, None)] == [10, 12, 14, 18]
+    lay, out = OnlineLayouter(window=1), {}
+    for j, r in enumerate(lines):
+        out.update(lay.add(r, id=j))
+    out.update(lay.flush())
+    assert trie_cost([out[j] for j in range(m)]) == 10
+
+
 def test_online_family_summary_and_cli(capsys):
     from mptsearch.cli import main
 

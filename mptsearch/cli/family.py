@@ -89,12 +89,12 @@ def _online(name, k, length, window, max_free_m, as_json, out):
     else:
         click.echo(f"{name} k={res['k']} length={res['m']} W={res['window']}: n={res['n']} chunks, "
                    f"{len(res['requests'])} requests in arrival order")
-        click.echo(f"OnlineLayouter (W={window})  {res['online_cost']}  (proved: {res['claimed_online_cost']})")
+        click.echo(f"online_layout (W={window})  {res['online_cost']}  (proved: {res['claimed_online_cost']})")
         click.echo(f"OPT_free {'<=' if 'bound' in res['opt_free_source'] else '  '} {res['opt_free']}  "
                    f"({res['opt_free_source']})")
         click.echo(f"ratio {'>=' if 'bound' in res['opt_free_source'] else '='} {res['ratio']:.4f}")
     if res["online_cost"] != res["claimed_online_cost"]:
-        click.echo(f"mptsearch: error: OnlineLayouter costs {res['online_cost']}, not {res['claimed_online_cost']}",
+        click.echo(f"mptsearch: error: online_layout costs {res['online_cost']}, not {res['claimed_online_cost']}",
                    err=True)
         return FAILED
     return OK
