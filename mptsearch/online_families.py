@@ -27,7 +27,7 @@ from .instance import InstanceError
 
 __all__ = ["ONLINE_FAMILY_NAMES", "interleave", "online_star", "online_sliding", "drop_first_adversary",
            "drop_first_gadget", "caterpillar_bound", "segment_bound", "deterministic_lower_bound",
-           "randomized_lower_bound", "random_drop_min_expected", "online_family_summary"]
+           "randomized_lower_bound", "random_drop_min_expected", "random_drop_value", "online_family_summary"]
 
 ONLINE_FAMILY_NAMES = ("online-star", "online-sliding")
 
@@ -247,3 +247,44 @@ def online_family_summary(name: str, k: int | None, m: int = 8, window: int = 1,
             "online_layout": [list(o) for o in orders], "online_cost": int(cost),
             "claimed_online_cost": k * m * window, "opt_free": int(opt), "opt_free_source": src,
             "ratio": float(Fraction(int(cost), int(opt)))}
+
+
+def random_drop_value(k: int, length: int) -> tuple[Fraction, Fraction]:
+    """The random-drop chain of ``length`` L (docs/online.md, Theorem 5'): R_1 = {0..k-1},
+    R_{j+1} = R_j - u_j + {k+j-1}, u_j uniform in R_j, independent of the algorithm.
+
+    Returns (least expected trie cost over every deterministic window-1 algorithm, exact by
+    expectimin over every history: at each step the best order of the current request given
+    everything seen; expected OPT_free, exact DP on each of the k^(L-1) outcomes).
+    O((k! k)^L) trie extensions plus k^(L-1) DPs: small k and L only.
+    """
+    from .exact.free import opt_free
+    from .instance import from_lists
+
+    def best(nodes: frozenset, req: tuple, j: int) -> Fraction:
+        # least expected cost of steps j..L-1 given the trie ``nodes`` and current request
+        out = None
+        for order in permutations(req):
+            new = [order[:i] for i in range(1, len(order) + 1) if order[:i] not in nodes]
+            here = Fraction(len(new))
+            if j + 1 < length:
+                nxt = nodes | frozenset(new)
+                tail = sum((best(nxt, tuple(sorted([x for x in req if x != u] + [k + j])), j + 1)
+                            for u in req), Fraction(0)) / len(req)
+                here += tail
+            if out is None or here < out:
+                out = here
+        return out
+
+    e_alg = best(frozenset(), tuple(range(k)), 0)
+    tot = Fraction(0)
+    outcomes = 0
+    for us in product(range(k), repeat=length - 1):
+        req, reqs = list(range(k)), [list(range(k))]
+        for j, i in enumerate(us):
+            u = sorted(req)[i]
+            req = [x for x in req if x != u] + [k + j]
+            reqs.append(list(req))
+        tot += opt_free(from_lists(reqs)).value
+        outcomes += 1
+    return e_alg, tot / outcomes

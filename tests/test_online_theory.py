@@ -198,6 +198,23 @@ def test_random_drop_least_expected_cost(k):
     assert e / (k + 1) == randomized_lower_bound(k)
 
 
+def test_random_drop_chains_expectimin():
+    from mptsearch.online_families import random_drop_value
+
+    assert random_drop_value(2, 2) == (Fraction(7, 2), Fraction(3))  # Theorem 5's gadget
+    assert random_drop_value(3, 2) == (Fraction(5), Fraction(4))
+    assert random_drop_value(2, 4) == (Fraction(13, 2), Fraction(23, 4))
+    assert random_drop_value(3, 3) == (Fraction(7), Fraction(17, 3))
+    assert random_drop_value(3, 4) == (Fraction(9), Fraction(64, 9))  # 81/64 > Theorem 5's 5/4
+
+
+def test_committed_random_drop_table():
+    rows = {(int(r["k"]), int(r["L"])): r for r in csv.DictReader(open(ROOT / "results/online/random_drop.csv"))}
+    assert Fraction(rows[(3, 4)]["ratio"]) == Fraction(81, 64)
+    assert Fraction(rows[(4, 3)]["ratio"]) == Fraction(4, 3)
+    assert Fraction(rows[(2, 2)]["ratio"]) == randomized_lower_bound(2)
+
+
 # ---- Proposition 8 and Example 9: the window schedule at capacity >= 1x -----------------------
 
 def test_prop8_block_bound_and_theorem7_on_random_layouts():
