@@ -51,7 +51,7 @@ def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
     b = bounds[k]
     ax.plot(xs, [k, k], "k-", label=f"upper bound, every algorithm: k = {k} (Prop. 1)")
     ax.plot(xs, [float(b["online_layouter_star_m1000"])] * 2, "r--", lw=2,
-            label=f"OnlineLayouter on online-star (m=1000): {float(b['online_layouter_star_m1000']):.2f} (Prop. 6)")
+            label=f"online_layout on online-star (m=1000): {float(b['online_layouter_star_m1000']):.2f} (Prop. 6)")
     ax.plot(xs, [float(b["det_lower_float"])] * 2, "b-",
             label=f"lower bound, every deterministic algorithm: {b['det_lower']} (Thm. 3)")
     ax.plot(xs, [float(b["rand_lower_float"])] * 2, "b:",

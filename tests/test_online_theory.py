@@ -108,6 +108,15 @@ def test_online_family_summary_and_cli(capsys):
     assert (data["online_cost"], data["opt_free"]) == (9, 6)
 
 
+@pytest.mark.parametrize("build,k,m,W", [(online_sliding, 3, 3, 2), (online_sliding, 2, 4, 3), (online_star, 3, 3, 3)])
+def test_interleaving_adds_costs_and_opt(build, k, m, W):
+    """Lemma 2's accounting: W copies on disjoint chunks, interleaved, cost W times one copy."""
+    one, many = build(k, m, 1), build(k, m, W)
+    assert opt_free(from_lists(many)).value == W * opt_free(from_lists(one)).value
+    assert trie_cost(online_layout(many, ones(many), W)) == W * trie_cost(online_layout(one, ones(one), 1))
+    assert sorted(map(sorted, many))[:m] != [] and len({tuple(r) for r in many}) == m * W
+
+
 # ---- Theorem 3: the drop-first adversary ------------------------------------------------------
 
 @pytest.mark.parametrize("k,L,W", [(2, 3, 1), (3, 3, 1), (2, 4, 1), (2, 3, 2), (2, 2, 3), (3, 2, 2)])

@@ -36,7 +36,6 @@ def family(name, k, cores, with_cores, max_free_m, length, window, as_json, quie
     if OnlineLayouter's cost differs from the proved one).
     """
     from ..families import FAMILY_NAMES, family_summary
-    from ..instance import InstanceError
     from ..online_families import ONLINE_FAMILY_NAMES
 
     if name in ONLINE_FAMILY_NAMES:
@@ -44,15 +43,9 @@ def family(name, k, cores, with_cores, max_free_m, length, window, as_json, quie
 
     if name not in FAMILY_NAMES:
         fail(f"unknown family {name!r}; choose from {', '.join(FAMILY_NAMES + ONLINE_FAMILY_NAMES)}")
-    try:
-        res = family_summary(name, k, cores=cores, with_cores=with_cores, max_free_m=max_free_m)
-    except InstanceError as exc:
-        fail(str(exc))
-    if out:
-        write_json(out, res)
-    if as_json:
-        emit_json(res)
-    else:
+    res = _summary(lambda: family_summary(name, k, cores=cores, with_cores=with_cores, max_free_m=max_free_m),
+                   as_json, out)
+    if not as_json:
         label = name + (f" c={res['cores']}" if res["cores"] else "") + (" with cores" if with_cores else "")
         click.echo(f"{label} k={res['k']}: n={res['n']} chunks, m={res['m']} requests")
         click.echo(f"OPT_glob   {res['opt_glob']}  ({res['method']}; order rechecked on the trie: "
@@ -67,34 +60,41 @@ def family(name, k, cores, with_cores, max_free_m, length, window, as_json, quie
             click.echo(f"OPT_glob / OPT_free >= {res['opt_glob']}/{res['free_cost']} = {res['ratio']:.4f}")
         if res["n"] <= 60:
             click.echo(f"optimal global order: {' '.join(map(str, res['order']))}")
-    if res["order_cost"] != res["opt_glob"]:
-        click.echo(f"mptsearch: error: the order costs {res['order_cost']} on the trie, not {res['opt_glob']}",
-                   err=True)
+    return _verdict(res["order_cost"], res["opt_glob"], "the order costs")
+
+
+def _verdict(got, want, what: str) -> int:
+    """Exit code 1 (with one line on stderr) when a recomputed cost differs from the claimed one."""
+    if got != want:
+        click.echo(f"mptsearch: error: {what} {got} on the trie, not {want}", err=True)
         return FAILED
     return OK
 
 
-def _online(name, k, length, window, max_free_m, as_json, out):
+def _summary(compute, as_json, out) -> dict:
+    """Run the library call, mapping bad input to exit code 2; write and emit the JSON."""
     from ..instance import InstanceError
-    from ..online_families import online_family_summary
 
     try:
-        res = online_family_summary(name, k, length, window, max_free_m=max_free_m)
+        res = compute()
     except InstanceError as exc:
         fail(str(exc))
     if out:
         write_json(out, res)
     if as_json:
         emit_json(res)
-    else:
+    return res
+
+
+def _online(name, k, length, window, max_free_m, as_json, out):
+    from ..online_families import online_family_summary
+
+    res = _summary(lambda: online_family_summary(name, k, length, window, max_free_m=max_free_m), as_json, out)
+    if not as_json:
         click.echo(f"{name} k={res['k']} length={res['m']} W={res['window']}: n={res['n']} chunks, "
                    f"{len(res['requests'])} requests in arrival order")
         click.echo(f"online_layout (W={window})  {res['online_cost']}  (proved: {res['claimed_online_cost']})")
         click.echo(f"OPT_free {'<=' if 'bound' in res['opt_free_source'] else '  '} {res['opt_free']}  "
                    f"({res['opt_free_source']})")
         click.echo(f"ratio {'>=' if 'bound' in res['opt_free_source'] else '='} {res['ratio']:.4f}")
-    if res["online_cost"] != res["claimed_online_cost"]:
-        click.echo(f"mptsearch: error: online_layout costs {res['online_cost']}, not {res['claimed_online_cost']}",
-                   err=True)
-        return FAILED
-    return OK
+    return _verdict(res["online_cost"], res["claimed_online_cost"], "online_layout costs")
