@@ -176,6 +176,28 @@ def test_caterpillar_bound_is_attained_at_L_2_and_3(k):
     assert caterpillar_bound(k, 3) == k + 3 == drop_first_exact(k, 3)[0]
 
 
+def _halving_t(L, a, b, lo=1, hi=None):
+    """Maximal nodes inside [a, b] of the recursive halving tree over 1..L (Lemma 3b)."""
+    hi = L if hi is None else hi
+    if a <= lo and hi <= b:
+        return 1
+    if hi < a or lo > b or lo == hi:
+        return 0
+    half = (hi - lo + 2) // 2  # the left child has ceil(len/2) leaves
+    return _halving_t(L, a, b, lo, lo + half - 1) + _halving_t(L, a, b, lo + half, hi)
+
+
+def test_lemma3b_interval_claim_on_every_interval():
+    from math import ceil, log2
+
+    worst = {}
+    for L in range(2, 41):
+        worst[L] = max(_halving_t(L, a, b) for a in range(1, L + 1) for b in range(a, L + 1) if (a, b) != (1, L))
+        assert worst[L] <= 2 * ceil(log2(L))
+        assert _halving_t(L, 1, L) == 1
+    assert (worst[8], worst[9], worst[32], worst[33]) == (4, 5, 8, 9)  # the lemma is not tight
+
+
 def test_segment_bound_formula():
     assert segment_bound(5, 2) == 6 * 2 and segment_bound(5, 5) == 9 * 5 and segment_bound(5, 9) == 13 * 8
 
