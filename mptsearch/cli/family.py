@@ -21,28 +21,31 @@ from ._common import emit_json, fail, json_option, out_option, quiet_option, wri
 @out_option("Also write the JSON object to PATH, atomically.")
 @click.option("--max-free-m", type=click.IntRange(1, 25), default=16, show_default=True,
               help="Run the exact OPT_free DP (O(3^m)) up to this many requests.")
-def family(name, k, cores, with_cores, max_free_m, as_json, quiet, out):
+@click.option("--length", type=click.IntRange(1), default=8, show_default=True,
+              help="online-star / online-sliding: requests per gadget (docs/online.md).")
+@click.option("--window", type=click.IntRange(1), default=1, show_default=True,
+              help="online-star / online-sliding: window W (W interleaved gadgets).")
+def family(name, k, cores, with_cores, max_free_m, length, window, as_json, quiet, out):
     """Build the family NAME at request size K and solve it: exact OPT_glob with an optimal
     global order (orbit DP, docs/theta_k.md), a free layout with its trie cost, and the ratio.
 
     NAME is two-sunflowers (D_k), sunflowers (S(c,k): c cores of K-1 chunks, --cores,
-    --with-cores), leave-one-out (n = K+1), k4-3 or record.
-    Exit code 1 if the order's recomputed trie cost differs from OPT_glob.
+    --with-cores), leave-one-out (n = K+1), k4-3 or record; or the online adversary families
+    online-star and online-sliding (--length, --window; docs/online.md).
+    Exit code 1 if the order's recomputed trie cost differs from OPT_glob (online families:
+    if OnlineLayouter's cost differs from the proved one).
     """
     from ..families import FAMILY_NAMES, family_summary
-    from ..instance import InstanceError
+    from ..online_families import ONLINE_FAMILY_NAMES
+
+    if name in ONLINE_FAMILY_NAMES:
+        return _online(name, k, length, window, max_free_m, as_json, out)
 
     if name not in FAMILY_NAMES:
-        fail(f"unknown family {name!r}; choose from {', '.join(FAMILY_NAMES)}")
-    try:
-        res = family_summary(name, k, cores=cores, with_cores=with_cores, max_free_m=max_free_m)
-    except InstanceError as exc:
-        fail(str(exc))
-    if out:
-        write_json(out, res)
-    if as_json:
-        emit_json(res)
-    else:
+        fail(f"unknown family {name!r}; choose from {', '.join(FAMILY_NAMES + ONLINE_FAMILY_NAMES)}")
+    res = _summary(lambda: family_summary(name, k, cores=cores, with_cores=with_cores, max_free_m=max_free_m),
+                   as_json, out)
+    if not as_json:
         label = name + (f" c={res['cores']}" if res["cores"] else "") + (" with cores" if with_cores else "")
         click.echo(f"{label} k={res['k']}: n={res['n']} chunks, m={res['m']} requests")
         click.echo(f"OPT_glob   {res['opt_glob']}  ({res['method']}; order rechecked on the trie: "
@@ -57,8 +60,41 @@ def family(name, k, cores, with_cores, max_free_m, as_json, quiet, out):
             click.echo(f"OPT_glob / OPT_free >= {res['opt_glob']}/{res['free_cost']} = {res['ratio']:.4f}")
         if res["n"] <= 60:
             click.echo(f"optimal global order: {' '.join(map(str, res['order']))}")
-    if res["order_cost"] != res["opt_glob"]:
-        click.echo(f"mptsearch: error: the order costs {res['order_cost']} on the trie, not {res['opt_glob']}",
-                   err=True)
+    return _verdict(res["order_cost"], res["opt_glob"], "the order costs")
+
+
+def _verdict(got, want, what: str) -> int:
+    """Exit code 1 (with one line on stderr) when a recomputed cost differs from the claimed one."""
+    if got != want:
+        click.echo(f"mptsearch: error: {what} {got} on the trie, not {want}", err=True)
         return FAILED
     return OK
+
+
+def _summary(compute, as_json, out) -> dict:
+    """Run the library call, mapping bad input to exit code 2; write and emit the JSON."""
+    from ..instance import InstanceError
+
+    try:
+        res = compute()
+    except InstanceError as exc:
+        fail(str(exc))
+    if out:
+        write_json(out, res)
+    if as_json:
+        emit_json(res)
+    return res
+
+
+def _online(name, k, length, window, max_free_m, as_json, out):
+    from ..online_families import online_family_summary
+
+    res = _summary(lambda: online_family_summary(name, k, length, window, max_free_m=max_free_m), as_json, out)
+    if not as_json:
+        click.echo(f"{name} k={res['k']} length={res['m']} W={res['window']}: n={res['n']} chunks, "
+                   f"{len(res['requests'])} requests in arrival order")
+        click.echo(f"online_layout (W={window})  {res['online_cost']}  (proved: {res['claimed_online_cost']})")
+        click.echo(f"OPT_free {'<=' if 'bound' in res['opt_free_source'] else '  '} {res['opt_free']}  "
+                   f"({res['opt_free_source']})")
+        click.echo(f"ratio {'>=' if 'bound' in res['opt_free_source'] else '='} {res['ratio']:.4f}")
+    return _verdict(res["online_cost"], res["claimed_online_cost"], "online_layout costs")

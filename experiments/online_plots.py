@@ -1,0 +1,114 @@
+"""The online-ratio figure of results/online/: proved bounds, searched worst cases and the
+trace against the window W (docs/online.md).
+
+    python -m experiments.online_plots [--dir results/online] [--search FILE]
+
+Reads ``bounds.csv`` and ``trace_ratio.csv`` of the folder (written by experiments/online.py)
+and, when present, the anneal search's ``search.json`` (rows {"window", "k", "ratio_float",
+"certified", ...}); without it the search series is skipped with a printed note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+
+
+def _csv(path: Path) -> list[dict]:
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def load_search(path: Path) -> list[dict] | None:
+    """The search rows, or None (with a note) when the file is absent."""
+    if not path.exists():
+        print(f"note: {path} not found; the search series is left out of the plot")
+        return None
+    data = json.loads(path.read_text())
+    rows = data["rows"] if isinstance(data, dict) and "rows" in data else data
+    return [r for r in rows if "window" in r and "ratio_float" in r]
+
+
+def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
+    """Draw ``online_ratio.png`` in ``folder``; returns its path."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder = Path(folder)
+    bounds = {int(r["k"]): r for r in _csv(folder / "bounds.csv")}
+    trace = _csv(folder / "trace_ratio.csv")
+    rows = load_search(Path(search) if search else folder / "search.json")
+    ws = [int(r["W"]) for r in trace if r["W"] != "offline" and r["arrival"] == "given"]
+    lb = folder / "length_bound.csv"
+    lr = _csv(lb) if lb.exists() else []
+    wmax = max(ws + [int(r["window"]) for r in rows or []] + [int(r["W"]) for r in lr])
+    xs = [1, wmax]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
+    ax = axes[0]
+    b = bounds[k]
+    ax.plot(xs, [k, k], "k-", label=f"upper bound, every algorithm: k = {k} (Prop. 1)")
+    ax.plot(xs, [float(b["online_layouter_star_m1000"])] * 2, "r--", lw=2,
+            label=f"online_layout on online-star (m=1000): {float(b['online_layouter_star_m1000']):.2f} (Prop. 6)")
+    ax.plot(xs, [float(b["det_lower_float"])] * 2, "b-",
+            label=f"lower bound, every deterministic algorithm: {b['det_lower']} (Thm. 3)")
+    ax.plot(xs, [float(b["rand_lower_float"])] * 2, "b:",
+            label=f"lower bound, randomised: {b['rand_lower']} (Thm. 5)")
+    if lr:
+        ax.step([int(r["W"]) for r in lr], [float(r["det_lower_float"]) for r in lr], "g-", where="post",
+                label=f"lower bound on streams of m = {lr[0]['m']} requests (Cor. 4; nothing proved past W = m / 2)")
+    for arrival, mark in (("given", "o"), ("shuffled", "s")):
+        pts = [(int(r["W"]), float(r["ratio_at_least"]), float(r["ratio_at_most"]))
+               for r in trace if r["arrival"] == arrival and r["W"] != "offline"]
+        x = [p[0] for p in pts]
+        ax.fill_between(x, [p[1] for p in pts], [p[2] for p in pts], alpha=0.15)
+        ax.plot(x, [p[1] for p in pts], mark + "-", ms=4,
+                label=f"FanOutQA k={k} ({arrival} arrival): ALG / agglomerative .. ALG / MST bound")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("reorder window W")
+    ax.set_ylabel("ALG / OPT_free")
+    ax.set_title(f"k = {k}: proved bounds (unit weights) and the trace (token weights)")
+    ax.set_ylim(1, 1.5 * k)
+    ax.legend(fontsize=7, loc="upper right", bbox_to_anchor=(1.0, 0.9))
+    ax = axes[1]
+    if rows:
+        for kk in sorted({int(r["k"]) for r in rows}):
+            sel = sorted((int(r["window"]), float(r["ratio_float"]), bool(r.get("certified")))
+                         for r in rows if int(r["k"]) == kk)
+            line, = ax.plot([s[0] for s in sel], [s[1] for s in sel], "o-", label=f"search worst, k={kk}")
+            if kk in bounds:
+                c = line.get_color()
+                ax.plot(xs, [float(bounds[kk]["det_lower_float"])] * 2, "-", color=c, alpha=0.5,
+                        label=f"proved deterministic lower bound, k={kk}: {bounds[kk]['det_lower']}")
+                ax.plot(xs, [kk, kk], "--", color=c, alpha=0.5, label=f"upper bound k={kk}")
+        ax.set_xscale("log", base=2)
+        ax.legend(fontsize=7)
+        ax.set_title("annealed worst arrival sequences for OnlineLayouter (search.json)")
+    else:
+        ax.text(0.5, 0.5, "search.json absent:\nno search series", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_title("annealed worst arrival sequences (not available)")
+    ax.set_xlabel("reorder window W")
+    ax.set_ylabel("OnlineLayouter / OPT_free")
+    fig.tight_layout()
+    out = folder / "online_ratio.png"
+    tmp = folder / "online_ratio.tmp.png"
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    tmp.replace(out)
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent.parent / "results" / "online")
+    p.add_argument("--search", type=Path, default=None)
+    args = p.parse_args(argv)
+    print("wrote", plot(args.dir, args.search))
+
+
+if __name__ == "__main__":
+    main()
