@@ -44,15 +44,16 @@ def sup_lower_bound(k):
     return k / 2
 
 
-def lemma4_bound(c, k):
-    """Lemma 4 of docs/theta_k.md: OPT_glob(S(c, k)) >= C(c,2) s (s+1) + 2(c-1)(s-1), s = k-1."""
+def lemma4_opt(c, k):
+    """Lemma 4 of docs/theta_k.md: OPT_glob(S(c, k)) = C(c,2) s (s+1) + (c-1)(2s-1) for k >= 4
+    (s = k-1), 3c^2 - c - 1 for k = 3."""
     s = k - 1
-    return math.comb(c, 2) * s * (s + 1) + 2 * (c - 1) * (s - 1)
+    return math.comb(c, 2) * s * (s + 1) + (c - 1) * (2 * s - 1) if k >= 4 else 3 * c * c - c - 1
 
 
 def proved_ratio(c, k):
-    """Lemma 4's bound over the layout cost c^2 (k-1): a proved lower bound on the ratio of S(c, k)."""
-    return Fraction(lemma4_bound(c, k), c * c * (k - 1))
+    """Lemma 4's OPT_glob over the layout cost c^2 (k-1): a proved lower bound on the ratio of S(c, k)."""
+    return Fraction(lemma4_opt(c, k), c * c * (k - 1))
 
 
 # ---- phases ---------------------------------------------------------------------------------
@@ -98,7 +99,7 @@ def phase_sunflowers():
         row = {"c": c, "k": k, "n": fam.n, "m": fam.m, "opt_glob": g.value, "glob_seconds": round(secs, 3),
                "free_layout_cost": c * c * s,
                "free_lower_bound": c * c * s - max(0, 2 * c - 2 - s),
-               "glob_lower_bound": lemma4_bound(c, k),
+               "lemma4_opt_glob": lemma4_opt(c, k),
                "core_order_cost": math.comb(c, 2) * s * (s + 1) + (c - 1) * (2 * s - 1)}
         if fam.m <= 3000:
             inst = fam.instance()
@@ -249,13 +250,13 @@ def report(run):
                   "cost c^2(k-1); ratio_lb = OPT_glob / layout cost <= OPT_glob/OPT_free.", "",
                   "S+(c, k) adds each core alone as a request (sizes k-1 and k, still 'at most k'): the same "
                   "layout serves it at the same cost, and OPT_free cannot drop when requests are added.", "",
-                  "| c | k | n | m | OPT_glob | core-order cost | Lemma 4 bound | OPT_free in | exact DP | ratio_lb | ratio_lb/k "
+                  "| c | k | n | m | OPT_glob (orbit DP) | core-order cost | Lemma 4 | OPT_free in | exact DP | ratio_lb | ratio_lb/k "
                   "| S+ OPT_glob | S+ ratio_lb | S+ ratio_lb/k |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             dp = r.get("opt_free_dp")
             lines.append(f"| {r['c']} | {r['k']} | {r['n']} | {r['m']} | {r['opt_glob']} | {r['core_order_cost']} | "
-                         f"{r['glob_lower_bound']} | [{r['free_lower_bound']}, {r['free_layout_cost']}] | "
+                         f"{lemma4_opt(r['c'], r['k'])} | [{r['free_lower_bound']}, {r['free_layout_cost']}] | "
                          f"{'' if dp is None else dp} | {r['ratio_lb']:.4f} | {r['ratio_lb'] / r['k']:.4f} | "
                          + (f"{r['plus_opt_glob']} | {r['plus_ratio_lb']:.4f} | {r['plus_ratio_lb'] / r['k']:.4f} |"
                             if r["plus_opt_glob"] is not None else "not run (too many types per orbit) | | |"))
@@ -264,15 +265,17 @@ def report(run):
         eq = [r for r in rows if r["k"] >= 4]
         fits = all(r["opt_glob"] == r["core_order_cost"] for r in eq)
         bad_k3 = [f"S({r['c']},3)" for r in rows if r["k"] == 3 and r["opt_glob"] < r["core_order_cost"]]
-        lb_ok = all(r["opt_glob"] >= r["glob_lower_bound"] for r in rows)
+        lemma_ok = all(r["opt_glob"] == lemma4_opt(r["c"], r["k"]) for r in rows)
         dps = [r for r in rows if r.get("opt_free_dp") is not None]
         dp_eq = all(r["opt_free_dp"] == r["free_layout_cost"] for r in dps)
         pdps = [r for r in rows if r.get("plus_opt_free_dp") is not None]
         pdp_eq = all(r["plus_opt_free_dp"] == r["plus_free_layout_cost"] == r["free_layout_cost"] for r in pdps)
         plus_better = all(r["plus_opt_glob"] > r["opt_glob"] for r in rows if r["plus_opt_glob"] is not None)
-        lines += ["", f"Lemma 4's lower bound C(c,2)(k-1)k + 2(c-1)(k-2) holds in every row: {lb_ok}. For k >= 4 the core-by-core order is "
-                  f"{'optimal in every row computed' if fits else 'NOT always optimal'} ({len(eq)} rows)"
-                  + (f"; at k = 3 it is not optimal for {', '.join(bad_k3)}" if bad_k3 else "") + ". "
+        lines += ["", f"The orbit DP's OPT_glob {'equals' if lemma_ok else 'DIFFERS FROM'} Lemma 4's closed form "
+                  "(C(c,2)(k-1)k + (c-1)(2k-3) for k >= 4, 3c^2 - c - 1 for k = 3) "
+                  f"{'in every row' if lemma_ok else 'in some row'}; for k >= 4 "
+                  f"that is the core-by-core cost{' in every row' if fits else ', but NOT in every row'} ({len(eq)} rows)"
+                  + (f"; at k = 3 the core-by-core order is not optimal for {', '.join(bad_k3)}" if bad_k3 else "") + ". "
                   f"The exact OPT_free DP ran on {len(dps)} rows and "
                   f"{'equals the layout cost c^2(k-1) in each' if dp_eq else 'is below the layout cost in some'}. "
                   f"For S+, OPT_glob is {'above' if plus_better else 'NOT always above'} that of S in every row, and "
@@ -395,7 +398,7 @@ def _claims(dk, sun, best_by_k, best_uniform, mixed):
                        "(proof: docs/theta_k.md; D_k exact, ratio (k-1)(k+3)/(4k-2))",
                        "paper": "Omega(k/log k) .. O(k), open",
                        "ours": f"D_k ratio at k={dk['rows'][-1]['k']}: {dk['rows'][-1]['ratio']:.2f}; "
-                               "proved k/2 <= sup <= (k+1)/2 (unit weights), <= k weighted",
+                               "proved k/2 <= rho_1(k) <= rho(k) <= (k+1)/2 for k >= 2 (unit weights and weighted)",
                        "agree": None,
                        "detail": "proved: Lemmas 1-5 of docs/theta_k.md, each checked in tests/test_theta_k.py; "
                                  f"computed D_k rows fit both closed forms: {ok}"})

@@ -383,9 +383,15 @@ def lemma4_identity(c, k, order):
     return pairs + (c * s - tau) + sum(2 * s - max(v, 2) for v in a.values()) + B
 
 
-def lemma4_bound(c, k):
+def lemma4_opt(c, k):
+    """Lemma 4: OPT_glob(S(c, k)) = C(c,2) s(s+1) + (c-1)(2s-1) for k >= 4, 3c^2 - c - 1 at k = 3."""
     s = k - 1
-    return math.comb(c, 2) * s * (s + 1) + 2 * (c - 1) * (s - 1)
+    return math.comb(c, 2) * s * (s + 1) + (c - 1) * (2 * s - 1) if k >= 4 else 3 * c * c - c - 1
+
+
+def lemma4_h(c, s, i, b):
+    """h_i(b) = (c - i)(2s - max(b, 2)) + b - 1 (cores numbered 1..c by first chunk)."""
+    return (c - i) * (2 * s - max(b, 2)) + b - 1
 
 
 def lemma4_orders(c, k):
@@ -415,67 +421,70 @@ def test_lemma4_per_chunk_formula_and_identity(c, k):
         assert order_cost(inst, order) == lemma4_identity(c, k, order), order
 
 
-@pytest.mark.parametrize("c, k", [(2, 3), (3, 3), (4, 3), (3, 4), (4, 5)])
-def test_lemma4_each_inequality_holds_and_is_attained(c, k):
-    """The proof's three inequalities -- tau <= s; 2s - max(a_ij, 2) >= s for j < c;
-    2s - max(a_ic, 2) + (a_ic - 1) >= 2s - 2 -- hold in every order tried, and each is an
-    equality in some order, so none of the constants can be raised by one."""
+@pytest.mark.parametrize("c, k", [(2, 3), (3, 3), (4, 3), (2, 4), (3, 4), (4, 5), (5, 4), (3, 6)])
+def test_lemma4_optimum_steps(c, k):
+    """The steps of Lemma 4's optimum on every order tried: a_ij <= a_ic = b_i (j < c); the
+    identity is at least C(c,2)s^2 + (cs - tau) + sum_i h_i(b_i); tau = s forces every b_i = s;
+    and the resulting value (the lemma's closed form) is at most every order's cost."""
     s = k - 1
-    seen = {"tau": False, "inner": c < 3, "last": False}
     for order in lemma4_orders(c, k):
-        _, tau, a, _ = lemma4_terms(c, k, order)
-        assert 1 <= tau <= s
-        seen["tau"] |= tau == s
-        for (i, j), v in a.items():
-            assert 1 <= v <= s
-            if j < c - 1:
-                assert 2 * s - max(v, 2) >= s
-                seen["inner"] |= 2 * s - max(v, 2) == s
-            else:
-                assert 2 * s - max(v, 2) + v - 1 >= 2 * s - 2
-                seen["last"] |= 2 * s - max(v, 2) + v - 1 == 2 * s - 2
-        assert lemma4_identity(c, k, order) >= lemma4_bound(c, k)
-    assert all(seen.values()), seen
+        pairs, tau, a, B = lemma4_terms(c, k, order)
+        b = {i: a[(i, c - 1)] for i in range(c - 1)}             # 0-based: core i is the (i+1)-th
+        assert all(v <= b[i] for (i, j), v in a.items())
+        relaxed = pairs + c * s - tau + sum(lemma4_h(c, s, i + 1, b[i]) for i in range(c - 1))
+        assert lemma4_identity(c, k, order) >= relaxed
+        if tau == s:
+            assert all(v == s for v in b.values())
+        assert relaxed >= lemma4_opt(c, k)           # the case analysis on tau
+
+
+@pytest.mark.parametrize("c", [2, 3, 4, 7])
+def test_lemma4_optimal_orders(c):
+    """The orders attaining Lemma 4: one core after another for k >= 4; for k = 3 the c first
+    chunks first (the last two chunks are then of different cores). At k = 3 the core-after-core
+    order costs c - 2 more (so the k >= 4 formula is wrong at k = 3 for c >= 3)."""
+    for k in (4, 5, 7):
+        inst = sunflowers(c, k)
+        assert order_cost(inst, list(range(c * (k - 1)))) == lemma4_opt(c, k)
+    inst = sunflowers(c, 3)
+    order = [2 * j for j in range(c)] + [2 * j + 1 for j in range(c)]
+    assert order_cost(inst, order) == lemma4_opt(c, 3) == 3 * c * c - c - 1
+    core_after_core = math.comb(c, 2) * 6 + (c - 1) * 3
+    assert order_cost(inst, list(range(2 * c))) == core_after_core == lemma4_opt(c, 3) + c - 2
 
 
 @pytest.mark.parametrize("c, k", [(2, 3), (3, 3), (4, 3), (5, 3), (2, 4), (3, 4), (4, 4), (3, 5)])
-def test_lemma4_bound_against_the_orbit_dp(c, k):
-    """OPT_glob >= the bound (proved). Computed only: OPT_glob is the bound + 1 at k = 3, and the
-    core-after-core cost, the bound + (c - 1), at k >= 4."""
-    g = opt_glob_orbits(sunflowers_orbits(c, k)).value
-    assert g >= lemma4_bound(c, k)
-    if k == 3:
-        assert g == lemma4_bound(c, k) + 1
-    else:
-        assert g == lemma4_bound(c, k) + c - 1
+def test_lemma4_against_the_orbit_dp(c, k):
+    """Lemma 4's OPT_glob equals the orbit DP's (an independent exact method)."""
+    assert opt_glob_orbits(sunflowers_orbits(c, k)).value == lemma4_opt(c, k)
 
 
 def test_lemma4_ratio_tends_to_k_over_2():
-    """The proved ratio bound of S(c, k), bound / (c^2 s), is below k/2, increases to k/2 in c
-    and passes the former bound k/2 - 1/(2(k-1)) (S(50, 16): the referee's >= 7.8)."""
+    """The proved ratio bound of S(c, k), OPT_glob / (c^2 s), is below k/2, increases to k/2 in
+    c and passes the former bound k/2 - 1/(2(k-1)) (S(50, 16): the referee's >= 7.8)."""
     from fractions import Fraction
 
-    for k in (3, 4, 8, 16, 50):
+    for k in (3, 4, 5, 8, 16, 50):
         s = k - 1
-        r = [Fraction(lemma4_bound(c, k), c * c * s) for c in (2, 10, 100, 10**4, 10**6)]
+        r = [Fraction(lemma4_opt(c, k), c * c * s) for c in (2, 3, 10, 100, 10**4, 10**6)]
         assert r == sorted(r) and r[-1] < Fraction(k, 2) and Fraction(k, 2) - r[-1] < Fraction(k, 10**6)
         assert r[-2] > Fraction(k, 2) - Fraction(1, 2 * (k - 1))
-    assert Fraction(lemma4_bound(50, 16), 2500 * 15) > Fraction(78, 10)
+    assert Fraction(lemma4_opt(50, 16), 2500 * 15) == Fraction(295421, 37500) > Fraction(78, 10)
 
 
 @pytest.mark.parametrize("c, k", [(2, 4), (3, 3), (3, 6), (4, 3), (4, 5), (5, 4)])
 def test_lemma4_bound_and_core_order(c, k):
     s = k - 1
     g = opt_glob_orbits(sunflowers_orbits(c, k)).value
-    assert g >= lemma4_bound(c, k)
+    assert g == lemma4_opt(c, k)
     inst = sunflowers(c, k)
     seq = order_cost(inst, list(range(c * s)))       # one core after another
     assert seq == math.comb(c, 2) * s * (s + 1) + (c - 1) * (2 * s - 1)
     assert g <= seq
     if k >= 4 or c == 2:
-        assert g == seq        # computed only (docs/theta_k.md)
+        assert g == seq        # Lemma 4: one core after another is optimal
     else:
-        assert g < seq         # k = 3, c >= 3: the optimum is lower (computed)
+        assert g < seq         # k = 3, c >= 3: the optimum is lower (Lemma 4)
 
 
 @pytest.mark.parametrize("c, k", [(2, 3), (3, 3), (3, 5), (4, 4), (5, 3)])
@@ -537,7 +546,7 @@ def test_s_family_ratio_with_exact_optima(c, k):
     g = opt_glob_orbits(sunflowers_orbits(c, k)).value
     assert g == opt_glob(inst).value
     f = opt_free(inst)
-    assert lemma4_bound(c, k) * f.value <= g * c * c * s      # g/f >= lemma4 / (c^2 s)
+    assert g == lemma4_opt(c, k) and lemma4_opt(c, k) * f.value <= g * c * c * s
     assert 2 * g <= depth_bound_twice(f.layout) <= (k + 1) * f.value
 
 
