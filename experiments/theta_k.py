@@ -313,9 +313,10 @@ def report(run):
                   "DP) over the trie cost of a free layout, so each entry is a lower bound on that instance's "
                   "OPT_glob/OPT_free (exact where the free side is proved or computed). 'All sizes k' = every "
                   "request has k chunks; 'at most k' also allows S+ (sizes k-1 and k). *Proved*: Lemma 4's "
-                  f"bound over the layout cost for S(c, k) at c = {PROVED_CORES} (docs/theta_k.md); it is not "
-                  "computed, and it tends to k/2, the sup lower bound. Since the orbit DP cannot reach many "
-                  "cores, the certified ratios at fixed c stay below the proved ones for large c.", "",
+                  f"exact OPT_glob of S(c, k) at c = {PROVED_CORES} over its layout cost c^2(k-1) "
+                  "(docs/theta_k.md), a proved lower bound on that instance's ratio; it is not computed "
+                  "(the orbit DP cannot reach that many cores), and as c grows it tends to k/2, the sup lower "
+                  "bound. So the certified ratios, limited to few cores, stay below the proved ones.", "",
                   "| k | certified, all sizes k | /k | found by | certified, at most k | /k | found by "
                   f"| proved, S({PROVED_CORES}, k) | /k | D_k ratio/k | sup lower bound k/2, /k | upper bound (k+1)/2, /k |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|"]
