@@ -607,7 +607,7 @@ def test_search_generator_draws_the_sunflowers(k, c):
 @pytest.mark.slow
 def test_search_finds_s67():
     """S(6, 7) = 685/216 (orbit DP; the free side is the orbit-major layout's trie cost), above
-    S(5, 7) = 464/150; the search reports it at k = 7 (about 30 s)."""
+    S(5, 7) = 464/150; the search reports it at k = 7 (slow: 2.6 min on the loaded machine)."""
     from fractions import Fraction
 
     from experiments.theta_k_search import search
