@@ -291,7 +291,8 @@ def report(run):
             lines.append(f"| {r['k']} | {'1..3' if r['weighted'] else 'unit'} | {r['evaluations']} | "
                          f"{r['best_seed']['family']} = {r['best_seed']['ratio']} | {b['ratio_float']:.4f} | "
                          f"{b['opt_glob']}/{b['free_cost']} | {b['free_method']} | {b['found_by']} | {b['sizes']} | "
-                         f"{b['types']} | {b['weights']} | {b['m']} | {r['seconds']} |")
+                         f"{b['types'] if len(b['types']) <= 6 else str(len(b['types'])) + ' types (search.json)'} | "
+                         f"{b['weights']} | {b['m']} | {r['seconds']} |")
             if not r["weighted"]:
                 note_best(r["k"], b["ratio_float"], f"search: {b['found_by']}")
         beat = [f"k={r['k']}{' (weighted)' if r['weighted'] else ''}" for r in search["rows"]
