@@ -174,3 +174,20 @@ def test_anneal_announces_the_compile_on_its_first_run_only(tmp_path):
     second, _ = _cli(args, cache)
     assert second.returncode == 0, second.stderr
     assert NOTE not in second.stderr  # the old check printed it on every run
+
+
+@pytest.mark.parametrize("args, runner", [
+    (["verify", "012 013 023 123"], "mptsearch.verify.verify.verify"),
+    (["hardness", "--random", "5", "4"], "mptsearch.verify.hardness.hardness_check")])
+def test_verify_and_hardness_announce_and_load_the_kernels_before_their_clocks(args, runner, capsys, monkeypatch):
+    import mptsearch.solve as solve_mod
+
+    calls = []
+    real_load, (mod, _, name) = solve_mod.load_kernels, runner.rpartition(".")
+    real_run = getattr(importlib.import_module(mod), name)
+    monkeypatch.setattr(_common, "kernels_cached", lambda *k: False)
+    monkeypatch.setattr(solve_mod, "load_kernels", lambda: calls.append("load") or real_load())
+    monkeypatch.setattr(f"{mod}.{name}", lambda *a, **k: calls.append("run") or real_run(*a, **k))
+    assert main(args) == 0
+    assert capsys.readouterr().err.count(NOTE) == 1
+    assert calls == ["load", "run"]  # the per-method seconds start after the compile

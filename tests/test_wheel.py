@@ -82,7 +82,7 @@ def _wheel_checks(work: Path) -> None:
     # 1. sdist, then the wheel built from the unpacked sdist (what `python -m build` does)
     dist = work / "dist"
     log = run([sys.executable, "-m", "build", "--outdir", dist, ROOT])
-    assert "Building wheel from sdist" in log.stdout
+    assert "Building wheel from sdist" in log.stdout + log.stderr
     version = mptsearch.__version__
     (wheel,) = dist.glob(f"mptsearch-{version}-py3-none-any.whl")
     (sdist,) = dist.glob(f"mptsearch-{version}.tar.gz")

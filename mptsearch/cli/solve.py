@@ -45,7 +45,8 @@ def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_g
     inst = parse_instance(instance)
     for msg in inst.notes:
         note(f"note: {msg}", quiet)
-    if ("opt_free" in methods and inst.m <= max_free_m) or ("opt_glob" in methods and inst.n <= max_glob_n):
+    if ("opt_free" in methods and inst.m <= max_free_m) or ("opt_glob" in methods and inst.n <= max_glob_n) \
+            or "lower_bound" in methods:  # what makes solve() load the kernels
         announce_compile(*SOLVE_KERNELS, quiet=quiet)
     summary = run(inst, methods=methods, max_free_m=max_free_m, max_glob_n=max_glob_n)
     out_json = summary.to_json()
