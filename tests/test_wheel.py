@@ -96,19 +96,20 @@ def _wheel_checks(work: Path) -> None:
     assert "License-Expression: MIT" in meta and "Classifier: Programming Language :: Python :: 3.11" in meta
     assert f"mptsearch-{version}/LICENSE" in tarfile.open(sdist).getnames()
 
-    # 2. a fresh venv, the wheel (not editable) with the test extra, then site-packages read-only
+    # 2. a fresh venv, the wheel (not editable) with the test extra, then site-packages read-only;
+    # nothing of this checkout on the path (PYTHONPATH would also show pip the build's egg-info)
     venv = work / "venv"
-    run([sys.executable, "-m", "venv", venv])
-    py = venv / "bin" / "python"
-    run([py, "-m", "pip", "install", "-q", f"{wheel}[test]"])
-    site = Path(run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
-    run(["chmod", "-R", "a-w", site])
-    ro = _readonly_runner(site)
     home = work / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "VIRTUAL_ENV", "MPTSEARCH_SLOW")}
     env.update(HOME=str(home), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    run([sys.executable, "-m", "venv", venv], env=env)
+    py = venv / "bin" / "python"
+    run([py, "-m", "pip", "install", "-q", f"{wheel}[test]"], env=env, cwd=work)
+    site = Path(run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env=env).stdout.strip())
+    run(["chmod", "-R", "a-w", site])
+    ro = _readonly_runner(site)
     job = work / "job"
     job.mkdir()
 
