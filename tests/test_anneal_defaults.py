@@ -31,6 +31,7 @@ def test_m_alternate_narrows_even_restarts_only():
         AnnealConfig(n=6, k=(3, 3), m=(3, 16), m_alternate=2).validate()
 
 
+@pytest.mark.slow  # a search campaign (80,000 steps); benchmarks/bench_anneal_defaults.py times it
 def test_default_range_reaches_the_k3_six_chunk_maximum():
     cfg = AnnealConfig(n=6, k=(3, 3), m=default_requests(6, (3, 3)), m_alternate=DEFAULT_M_NARROW,
                        restart_steps=20_000)

@@ -1,7 +1,6 @@
 """``mptsearch anneal``: the shared option vocabulary, --json, nothing written unasked, the
 compile announcement outside --time-limit."""
 
-import importlib.util
 import json
 
 import pytest
@@ -68,31 +67,3 @@ def test_compilation_is_announced_and_runs_before_the_clock(capsys, monkeypatch,
     # first a short untimed warm-up in this process, then the timed search
     assert calls[0]["time_limit"] is None and calls[0]["steps"] <= 200 and calls[0]["jobs"] == 1
     assert calls[1]["time_limit"] == 0.5
-
-
-def test_kernels_cached_reads_numba_index_files(tmp_path, monkeypatch):
-    pkg = tmp_path / "fakepkg"
-    (pkg / "__pycache__").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "kern.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    assert not _common.kernels_cached("fakepkg.kern")
-    (pkg / "__pycache__" / "kern.f-10.py311.nbi").write_bytes(b"")
-    assert _common.kernels_cached("fakepkg.kern")
-    user = tmp_path / "numba-cache"
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(user))  # numba then writes only there
-    assert not _common.kernels_cached("fakepkg.kern")
-    (user / "fakepkg").mkdir(parents=True)
-    (user / "fakepkg" / "kern.f-10.py311.nbi").write_bytes(b"")
-    assert _common.kernels_cached("fakepkg.kern")
-
-
-def test_compile_announcement_names_modules_that_exist():
-    # a module renamed by a refactor must not leave the note printed on every run
-    from mptsearch.cli import anneal as anneal_cli, solve as solve_cli  # noqa: F401  (imports the lists)
-
-    for name in _common.KERNEL_MODULES + ("mptsearch.search.steps", "mptsearch.search.objective"):
-        assert importlib.util.find_spec(name) is not None, name
-    with pytest.raises(ValueError, match="no module"):
-        _common.kernels_cached("mptsearch.search._evaluate")

@@ -79,8 +79,8 @@ CMD = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.ex
        "--ratio", "3/2", "-q", "-j", "1", "--ancestors", "0"]
 
 
-@pytest.mark.parametrize("sig,code", [(signal.SIGKILL, -signal.SIGKILL), (signal.SIGTERM, 143),
-                                      (signal.SIGINT, 130)])
+@pytest.mark.parametrize("sig,code", [pytest.param(signal.SIGKILL, -signal.SIGKILL, marks=pytest.mark.slow),
+                                      (signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_killed_run_resumes_to_the_same_totals(tmp_path, sig, code):
     store = tmp_path / "k.sqlite"
     cmd = CMD + ["--store", str(store)]

@@ -35,7 +35,8 @@ __all__ = [
     "BadInput", "fail", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
     "time_limit_option", "check_writable", "writable_path", "emit_json", "to_jsonable",
     "write_text_atomic", "write_json", "open_atomic", "read_input", "os_error_message", "progress_bar", "note",
-    "KERNEL_MODULES", "kernels_cached", "announce_compile",
+    "KERNELS", "SOLVE_KERNELS", "ANNEAL_KERNELS", "ENUMERATE_KERNELS", "LAYOUT_KERNELS",
+    "kernels_cached", "announce_compile",
 ]
 
 
@@ -212,30 +213,46 @@ def progress_bar(quiet: bool = False, **tqdm_kwargs):
     return tqdm(file=sys.stderr, dynamic_ncols=True, **tqdm_kwargs)
 
 
-#: the compiled layer every solver calls (issue 15): its cache decides "first run" for solve
-KERNEL_MODULES = ("mptsearch._kernels.masks", "mptsearch._kernels.subset_dp", "mptsearch._kernels.blocked",
-                  "mptsearch._kernels.free", "mptsearch._kernels.glob", "mptsearch._kernels.agglomerative",
-                  "mptsearch._kernels.bounds")
+#: the compiled functions the exact DPs (opt_free, opt_glob) call from Python (issue 15's layer),
+#: as "module:function"; numba compiles and caches each one's callees (inlined helpers included)
+#: with it. Each command's list names what its run (warm-up included) calls, no more: a kernel
+#: the run never calls would never be cached, and the note would print on every run.
+KERNELS = ("mptsearch._kernels.masks:intersection_weights", "mptsearch._kernels.subset_dp:dp_plain",
+           "mptsearch._kernels.blocked:dp_rows", "mptsearch._kernels.subset_dp:hierarchy_from_table",
+           "mptsearch._kernels.glob:glob_table")
+SOLVE_KERNELS = KERNELS + ("mptsearch._kernels.bounds:max_spanning_tree",)
+ANNEAL_KERNELS = ("mptsearch.search.steps:anneal_steps", "mptsearch.search.steps:init_family") + KERNELS
+ENUMERATE_KERNELS = ("mptsearch.enumerate.generate:_generate", "mptsearch.enumerate.evaluate:_evaluate",
+                     "mptsearch._kernels.inherited:inherited_lower_bounds")
+LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
+    "duplicate_groups", "lex_order", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
+    f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (
+    "mptsearch.serving._online_kernels:online_batch", "mptsearch._kernels.glob:glob_table")
 
 
-def kernels_cached(*modules: str) -> bool:
-    """Whether numba's on-disk cache holds compiled kernels of every named module.
+def kernels_cached(*kernels: str) -> bool:
+    """Whether numba's on-disk cache holds a current compilation of every named kernel.
 
-    Looks for the index files numba writes (``<module>.<function>-<line>.pyXY.nbi``) in the
-    module's ``__pycache__`` or in ``NUMBA_CACHE_DIR``, without importing the module (that
-    would compile it).
+    Each name is ``"module:function"``, a compiled function the command calls from Python (a
+    module made only of inlined helpers never gets a cache file: name their callers). The
+    answer is numba's own: the kernel's index file (``<module>.<function>-<line>.pyXY.nbi``,
+    written on its first compilation wherever numba's locator puts it: ``NUMBA_CACHE_DIR``,
+    the ``__pycache__`` beside the source, or numba's per-user cache folder when the package
+    folder is read-only), and only if it was written by this numba for this source file
+    (numba ignores a stale index and compiles again). Importing the module compiles nothing.
     """
-    import importlib.util
+    import importlib
 
-    for name in modules:
-        spec = importlib.util.find_spec(name)
-        if spec is None or not spec.origin:  # a renamed module would announce on every run
-            raise ValueError(f"kernels_cached: no module {name}")
-        stem = Path(spec.origin).stem
-        # numba writes to NUMBA_CACHE_DIR when it is set, else to __pycache__ beside the source
-        user_dir = os.environ.get("NUMBA_CACHE_DIR")
-        place = Path(user_dir) if user_dir else Path(spec.origin).parent / "__pycache__"
-        if not (place.is_dir() and any(place.rglob(f"{stem}.*.nbi"))):
+    for name in kernels:
+        module, _, func = name.partition(":")
+        kernel = getattr(importlib.import_module(module), func, None) if func else None
+        if kernel is None or not hasattr(kernel, "py_func"):  # a renamed kernel would announce forever
+            raise ValueError(f"kernels_cached: no compiled function {name}")
+        index = getattr(getattr(getattr(kernel, "_cache", None), "_cache_file", None), "_load_index", None)
+        try:
+            if index is None or not index():
+                return False
+        except Exception:  # an unreadable index: numba would compile again
             return False
     return True
 

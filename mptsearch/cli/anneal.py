@@ -6,7 +6,7 @@ import click
 
 from ..exitcodes import FAILED, INTERRUPTED, OK, UNDECIDED
 
-from ._common import KERNEL_MODULES, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
+from ._common import ANNEAL_KERNELS, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
     quiet_option, seed_option, time_limit_option, write_json
 
 
@@ -75,7 +75,7 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
     except InstanceError as exc:
         fail(str(exc))
     jobs = jobs or None  # 0: all cores, as without the option
-    if announce_compile("mptsearch.search.steps", "mptsearch.search.objective", *KERNEL_MODULES, quiet=quiet):
+    if announce_compile(*ANNEAL_KERNELS, quiet=quiet):
         # compile in this process before the clock of --time-limit starts; workers then load
         # the kernels from numba's on-disk cache
         run_anneal(config, seed=seed, steps=min(200, restart_steps), time_limit=None, jobs=1)

@@ -15,7 +15,7 @@ import click
 
 from ..exitcodes import INTERRUPTED, OK, TERMINATED, UNDECIDED
 from . import fail
-from ._common import (KERNEL_MODULES, announce_compile, emit_json, jobs_option, out_option,
+from ._common import (ENUMERATE_KERNELS, announce_compile, emit_json, jobs_option, out_option,
                       quiet_option, time_limit_option, write_json)
 
 
@@ -221,9 +221,7 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
             name += f"{thr.numerator}_{thr.denominator}"
         store = default_store(f"{name}_{backend}_shard{sh[0]}of{sh[1]}")
     jobs = jobs or os.cpu_count() or 1
-    if announce_compile("mptsearch.enumerate.generate", "mptsearch.enumerate.evaluate",
-                        "mptsearch._kernels.inherited",
-                        *KERNEL_MODULES, quiet=quiet):
+    if announce_compile(*ENUMERATE_KERNELS, quiet=quiet):
         # compile in this process before the clock of --time-limit starts; workers then load
         # the kernels from numba's on-disk cache
         compile_kernels()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ._common import KERNEL_MODULES, announce_compile, emit_json, fail, json_option, note, out_option, quiet_option, write_json, \
+from ._common import SOLVE_KERNELS, announce_compile, emit_json, fail, json_option, note, out_option, quiet_option, write_json, \
     write_text_atomic, writable_path
 
 # the numba modules OPT_free and OPT_glob compile on their first run
@@ -45,8 +45,9 @@ def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_g
     inst = parse_instance(instance)
     for msg in inst.notes:
         note(f"note: {msg}", quiet)
-    if ("opt_free" in methods and inst.m <= max_free_m) or ("opt_glob" in methods and inst.n <= max_glob_n):
-        announce_compile(*KERNEL_MODULES, quiet=quiet)
+    if ("opt_free" in methods and inst.m <= max_free_m) or ("opt_glob" in methods and inst.n <= max_glob_n) \
+            or "lower_bound" in methods:  # what makes solve() load the kernels
+        announce_compile(*SOLVE_KERNELS, quiet=quiet)
     summary = run(inst, methods=methods, max_free_m=max_free_m, max_glob_n=max_glob_n)
     out_json = summary.to_json()
     if out is not None:

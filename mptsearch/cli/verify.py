@@ -9,7 +9,15 @@ import sys
 import click
 
 from . import fail
-from ._common import jobs_option, out_option, seed_option, write_json
+from ._common import SOLVE_KERNELS, announce_compile, jobs_option, out_option, seed_option, write_json
+
+
+def _load_kernels(quiet: bool) -> None:
+    """Compile or load the DP kernels before any method's clock starts (as ``solve`` does)."""
+    from ..solve import load_kernels
+
+    announce_compile(*SOLVE_KERNELS, quiet=quiet)
+    load_kernels()
 
 
 def _fmt(v):
@@ -55,6 +63,7 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
     if not quiet:
         for note in inst.notes:
             click.echo(f"note: {note}", err=True)
+    _load_kernels(quiet)
     rep = run(inst, claim_map, methods=list(methods) or "auto", time_limit=time_limit, workers=workers,
               min_methods=min_methods)
     if out:
@@ -124,6 +133,7 @@ def crosscheck(trials, seed, m_max, n_max, jobs, time_limit, out_dir, as_json, q
     """Random weighted instances through every exact method; exit 1 on any disagreement."""
     from ..verify.crosscheck import crosscheck as run
 
+    _load_kernels(quiet)  # here, once, before the workers load them from the cache
     s = run(trials, seed, m_max=m_max, n_max=n_max, time_limit=time_limit,
             jobs=jobs or os.cpu_count() or 1, out_dir=out_dir,
             progress=not (as_json or quiet) and sys.stderr.isatty())
@@ -172,6 +182,7 @@ def hardness(edge_file, random_graph, k, pad, seed, time_limit, as_json, out, qu
     edges = read_edge_list(edge_file) if edge_file else rg(random_graph[0], random_graph[1], seed=seed)
     if out:
         write_json(out, reduced_instance(edges, k, pad).to_json())
+    _load_kernels(quiet)
     rep = hardness_check(edges, k=k, pad=pad, time_limit=time_limit)
     if as_json:
         click.echo(json.dumps(rep.to_json()))

@@ -30,35 +30,13 @@ import numpy as np
 
 from ..instance import InstanceError
 from . import memory
-from .sparse import SparseTrace, _assemble, _ranges, lex_rank, mst_bound, orders_cost
+from .sparse import Layout, SparseTrace, _assemble, _ranges, lex_rank, mst_bound, orders_cost
 
 __all__ = ["METHODS", "Layout", "read_layout", "serving_rank", "popularity_order", "global_order", "method_orders",
-           "LayoutRow", "LayoutSummary", "layout_summary", "GLOB_EXACT_N", "as_sparse"]
+           "LayoutRow", "LayoutSummary", "layout_summary", "GLOB_EXACT_N", "as_sparse", "compile_kernels"]
 
 METHODS = ("production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
 GLOB_EXACT_N = 20  # components with at most this many chunks (and <= 64 requests) get the exact DP
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Per-line chunk orders in CSR form (``seq[indptr[j]:indptr[j+1]]``, chunk ids)."""
-
-    indptr: np.ndarray
-    seq: np.ndarray
-
-    def rows(self) -> list[tuple[int, ...]]:
-        s = self.seq.tolist()
-        c = self.indptr.tolist()
-        return [tuple(s[c[j]:c[j + 1]]) for j in range(len(c) - 1)]
-
-    def __len__(self) -> int:
-        return len(self.indptr) - 1
-
-    def __getitem__(self, j: int) -> tuple:
-        return tuple(self.seq[self.indptr[j]:self.indptr[j + 1]].tolist())
-
-    def __iter__(self):
-        return iter(self.rows())
 
 
 def as_sparse(trace) -> SparseTrace:
@@ -294,6 +272,19 @@ def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: in
         name = method if method != "online" else f"online ({note})"
         s.row(name, orders, time.perf_counter() - t0, note if method != "online" else "")
     return s
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's on-disk cache) the kernels of every method, pinned and not,
+    and of both MST bound paths, on a four-line trace (milliseconds of work once compiled), so
+    that a command compiles before its clock starts, as ``enumerate`` does
+    (:func:`mptsearch.enumerate.run.compile_kernels`)."""
+    from .sparse import sparse_from_lists
+
+    tr = sparse_from_lists([["a", "b", "c"], ["b", "a", "d"], ["c", "b"], ["a", "b", "c"]])
+    for pin in (0, 1):
+        layout_summary(tr, METHODS, window=2, pin=pin, refuse_ok=True)
+    mst_bound(tr, edge_budget=0)  # every chunk hot: the partner upper bound
 
 
 def serving_rank(orders: Layout) -> np.ndarray:

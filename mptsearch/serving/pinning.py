@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from ..instance import InstanceError
-from .sparse import SparseTrace, _assemble, _ranges
+from .sparse import Layout, SparseTrace, _assemble, _ranges
 
 __all__ = ["pinned_orders"]
 
@@ -45,8 +45,6 @@ def pinned_orders(tr: SparseTrace, t: int, free_layout: Callable):
     -----
     O(total length) besides the free method.
     """
-    from .layout import Layout
-
     if t < 0:
         raise InstanceError(f"--pin must be >= 0, got {t}")
     lens = np.diff(tr.indptr)

@@ -8,6 +8,9 @@ A trace of M lines (arrivals) over n distinct chunks is held as
 - ``req_indptr``/``req_chunks``: the m distinct requests (chunk sets), each sorted by chunk id,
   and ``line_request`` (int64), the distinct request of every line.
 
+A layout of the trace (:class:`Layout`, what every layout method returns) is one chunk order
+per line in the same CSR form.
+
 Memory is O(M + n + sum of request sizes); nothing of size m x m or m x n is ever built. Every
 serving path (layout methods, the MST bound, online windows, pinning, ``simulate``) reads this
 model; the dense :class:`~mptsearch.instance.Instance` is built only for the small-instance
@@ -26,7 +29,7 @@ import numpy as np
 
 from ..instance import InstanceError
 
-__all__ = ["SparseTrace", "parse_sparse", "read_sparse", "sparse_from_lists", "lex_rank",
+__all__ = ["SparseTrace", "Layout", "parse_sparse", "read_sparse", "sparse_from_lists", "lex_rank",
            "orders_cost", "mst_bound", "MSTBound"]
 
 
@@ -112,6 +115,28 @@ class SparseTrace:
         for r in range(self.m):
             orders.append(tuple(self.line(int(first[r])).tolist()))
         return Instance(labels=self.labels, weights=self.weights, orders=tuple(orders))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Per-line chunk orders in CSR form (``seq[indptr[j]:indptr[j+1]]``, chunk ids)."""
+
+    indptr: np.ndarray
+    seq: np.ndarray
+
+    def rows(self) -> list[tuple[int, ...]]:
+        s = self.seq.tolist()
+        c = self.indptr.tolist()
+        return [tuple(s[c[j]:c[j + 1]]) for j in range(len(c) - 1)]
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    def __getitem__(self, j: int) -> tuple:
+        return tuple(self.seq[self.indptr[j]:self.indptr[j + 1]].tolist())
+
+    def __iter__(self):
+        return iter(self.rows())
 
 
 def _assemble(ids, labels, weights, indptr, chunks) -> SparseTrace:

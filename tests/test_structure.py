@@ -1,0 +1,118 @@
+"""The package's structure: no module of mptsearch imports itself back through others.
+
+A static check over the source (no import is executed): every ``import`` and ``from ... import``
+naming an mptsearch module, at module level or inside a function (a deferred import still ties
+the two modules together), is an edge; a strongly connected component of more than one module
+is a cycle.
+"""
+
+import ast
+from pathlib import Path
+
+import mptsearch
+
+PACKAGE = Path(mptsearch.__file__).parent
+
+
+def _modules(root: Path) -> dict[str, tuple[Path, bool]]:
+    """Dotted module name -> (source file, is a package)."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if is_pkg else parts)] = (path, is_pkg)
+    return out
+
+
+def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (relative imports resolved; ``from pkg import
+    name`` is the submodule ``pkg.name`` when that is a module, else ``pkg``)."""
+    mods = _modules(root)
+    top = root.name
+
+    def owner(name: str) -> str:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph = {}
+    for name, (path, is_pkg) in mods.items():
+        here = name if is_pkg else name.rpartition(".")[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                deps.update(owner(a.name) for a in node.names if a.name.split(".")[0] == top)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here.split(".")[:len(here.split(".")) - node.level + 1]
+                    mod = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                if mod.split(".")[0] != top:
+                    continue
+                for a in node.names:
+                    sub = f"{mod}.{a.name}"
+                    deps.add(sub if sub in mods else owner(mod))
+        deps.discard(name)
+        deps.discard("")
+        graph[name] = deps
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    counter = 0
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+def test_cycle_finder_sees_a_deferred_import_cycle():
+    # the shape of the layout/pinning cycle (issue 21): one side imports the other inside a function
+    g = {"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}, "p.d": {"p.a"}}
+    assert cycles(g) == [["p.a", "p.b", "p.c"]]
+    assert cycles({"p.a": {"p.b"}, "p.b": set()}) == []
+
+
+def test_graph_resolves_relative_and_deferred_imports():
+    g = import_graph()
+    assert "mptsearch.serving.sparse" in g["mptsearch.serving.pinning"]  # from .sparse import ...
+    assert "mptsearch.serving.pinning" in g["mptsearch.serving.layout"]  # inside method_orders
+    assert "mptsearch.instance" in g["mptsearch.serving.layout"]  # from ..instance import ...
+
+
+def test_no_import_cycles():
+    assert cycles(import_graph()) == []
