@@ -73,6 +73,15 @@ def _error(message: str) -> None:
     click.echo(f"mptsearch: error: {' '.join(str(message).split())}", err=True)
 
 
+_SIGNAL = {"terminated": False}  # set by SIGTERM for stop_word(); main() resets it
+
+
+def stop_word() -> str:
+    """"terminated" after SIGTERM, else "interrupted": the first word of the one line a command
+    prints when a signal stops it (``cli.main`` maps its exit code 130 to 143 after SIGTERM)."""
+    return "terminated" if _SIGNAL["terminated"] else "interrupted"
+
+
 class _Terminated:
     """SIGTERM (a batch scheduler's time limit) raises KeyboardInterrupt, so that every command
     saves what it computed exactly as on Ctrl-C; main() then exits with 143 instead of 130."""
@@ -89,7 +98,7 @@ class _Terminated:
         return self
 
     def _handle(self, signum, frame):
-        self.seen = True
+        self.seen = _SIGNAL["terminated"] = True
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):
@@ -107,6 +116,7 @@ def main(argv=None) -> int:
     from ..instance import InstanceError
 
     term = _Terminated()
+    _SIGNAL["terminated"] = False
     with term:
         try:
             rv = cli.main(args=argv, prog_name="mptsearch", standalone_mode=False)
