@@ -4,7 +4,10 @@ Order the chunks of many prompts so that a prefix (KV) cache shares the most wor
 Sharing Is a Sorting Problem"; README.md for the command line, docs/ for each command).
 
 The main functions are importable from the package itself; each is loaded on first use, so
-``import mptsearch`` stays fast and does not load numba:
+``import mptsearch`` stays fast and does not load numba. They take any instance
+:func:`~mptsearch.instance.parse_instance` accepts (an ``Instance``, a list of requests, a dict,
+compact notation, a path) and give layouts and orders in the instance's own chunk labels
+(:mod:`mptsearch.labelled`; the modules below them speak chunk ids):
 
 >>> import mptsearch
 >>> inst = mptsearch.parse_instance("012 013 023 123")
@@ -27,13 +30,13 @@ _LAZY: dict[str, str] = {
     "Instance": "mptsearch.instance",
     "InstanceError": "mptsearch.instance",
     "parse_instance": "mptsearch.instance",
-    "trie_cost": "mptsearch.trie",
-    "order_cost": "mptsearch.trie",
-    "opt_free": "mptsearch.exact.free",
-    "opt_glob": "mptsearch.exact.glob",
-    "agglomerative": "mptsearch.heuristics.agglomerative",
-    "greedy": "mptsearch.heuristics.greedy",
-    "draw_trie": "mptsearch.draw",
+    "trie_cost": "mptsearch.labelled",
+    "order_cost": "mptsearch.labelled",
+    "opt_free": "mptsearch.labelled",
+    "opt_glob": "mptsearch.labelled",
+    "agglomerative": "mptsearch.labelled",
+    "greedy": "mptsearch.labelled",
+    "draw_trie": "mptsearch.labelled",
     "order_contexts": "mptsearch.serving.api",
     "OnlineLayouter": "mptsearch.serving.online",
 }
@@ -41,15 +44,10 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time __getattr__ does the importing
-    from .draw import draw_trie
-    from .exact.free import opt_free
-    from .exact.glob import opt_glob
-    from .heuristics.agglomerative import agglomerative
-    from .heuristics.greedy import greedy
     from .instance import Instance, InstanceError, parse_instance
+    from .labelled import agglomerative, draw_trie, greedy, opt_free, opt_glob, order_cost, trie_cost
     from .serving.api import order_contexts
     from .serving.online import OnlineLayouter
-    from .trie import order_cost, trie_cost
 
 
 def __getattr__(name: str) -> Any:

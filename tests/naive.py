@@ -103,3 +103,17 @@ def naive_agglomerative_savings(requests, weights) -> int:
 def naive_intersection_weight(requests, weights, subset) -> int:
     """w(I(B)) for a nonempty set B of request indices: the weight of the chunks they share."""
     return sum(weights[x] for x in frozenset.intersection(*(frozenset(requests[i]) for i in subset)))
+
+
+def naive_minimal_among_hits(families, n) -> list[bool]:
+    """Minimal hits as defined (the old ``hits --minimal``): family A is minimal iff no other
+    family with fewer requests maps into A under one of the n! relabellings of the chunks."""
+    from itertools import permutations
+
+    def contained(small, big):
+        bigset = set(big)
+        return any(all(sum(1 << perm[x] for x in range(n) if r >> x & 1) in bigset for r in small)
+                   for perm in permutations(range(n)))
+
+    return [not any(len(fb) < len(fa) and contained(fb, fa) for b, fb in enumerate(families) if b != a)
+            for a, fa in enumerate(families)]

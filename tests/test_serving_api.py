@@ -49,7 +49,7 @@ def test_order_contexts_pin_and_per_request_tokens():
     ([["a", "a"]], None, "twice"),
     ([["a"], ["a"]], [[1], [2]], "request 1: chunk .a. has 2 tokens but request 0 gave it 1"),
     ([["a"]], {"b": 1}, "no token count"),
-    ("abc", None, "list of lists"),
+    ("no/such/file.json", None, "no such file"),  # a string is an instance (compact notation or a path)
 ])
 def test_order_contexts_bad_input(reqs, toks, msg):
     with pytest.raises(InstanceError, match=msg):

@@ -41,7 +41,24 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+class _ReaderLeft(Exception):
+    """stdout's reader closed the pipe (``mptsearch ... | head``). Raised instead of the
+    BrokenPipeError, which click would turn into exit code 1 ("a check failed")."""
+
+
 class _LazyGroup(click.Group):
+    def make_context(self, *args, **kwargs):  # --help and --version print while parsing
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError as exc:
+            raise _ReaderLeft from exc
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise _ReaderLeft from exc
+
     def list_commands(self, ctx):
         return sorted(_COMMANDS)
 
@@ -73,6 +90,15 @@ def _error(message: str) -> None:
     click.echo(f"mptsearch: error: {' '.join(str(message).split())}", err=True)
 
 
+_SIGNAL = {"terminated": False}  # set by SIGTERM for stop_word(); main() resets it
+
+
+def stop_word() -> str:
+    """"terminated" after SIGTERM, else "interrupted": the first word of the one line a command
+    prints when a signal stops it (``cli.main`` maps its exit code 130 to 143 after SIGTERM)."""
+    return "terminated" if _SIGNAL["terminated"] else "interrupted"
+
+
 class _Terminated:
     """SIGTERM (a batch scheduler's time limit) raises KeyboardInterrupt, so that every command
     saves what it computed exactly as on Ctrl-C; main() then exits with 143 instead of 130."""
@@ -89,7 +115,7 @@ class _Terminated:
         return self
 
     def _handle(self, signum, frame):
-        self.seen = True
+        self.seen = _SIGNAL["terminated"] = True
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):
@@ -102,11 +128,18 @@ def main(argv=None) -> int:
     """Console entry point: runs the CLI and maps every error to one line and an exit code.
 
     Bad input of any kind (a click usage error, an invalid instance, a file that cannot be read
-    or written, binary data) is exit code 2; Ctrl-C 130; SIGTERM 143 (docs/cli.md).
+    or written, binary data) is exit code 2; Ctrl-C 130; SIGTERM 143; stdout's reader closing
+    the pipe (``| head``) 0, quietly (docs/cli.md).
     """
     from ..instance import InstanceError
 
+    if not (sys.argv[1:] if argv is None else list(argv)):
+        # bare `mptsearch`: the usual multi-line help (usage, commands) on stderr, since no
+        # command is a usage error, exit 2 (docs/cli.md); not click's one-line "error:" of it
+        click.echo(cli.make_context("mptsearch", [], resilient_parsing=True).get_help(), err=True)
+        return BAD_INPUT
     term = _Terminated()
+    _SIGNAL["terminated"] = False
     with term:
         try:
             rv = cli.main(args=argv, prog_name="mptsearch", standalone_mode=False)
@@ -121,16 +154,22 @@ def main(argv=None) -> int:
         except UnicodeDecodeError:
             _error("the input is not UTF-8 text (a binary file?)")
             return BAD_INPUT
+        except (_ReaderLeft, BrokenPipeError):  # `mptsearch ... | head`: the reader left
+            _silence_stdout()
+            return OK
         except OSError as exc:
-            if isinstance(exc, BrokenPipeError):  # `mptsearch ... | head`: the reader left
-                _silence_stdout()
-                return OK
             verb = "write" if exc.errno in _WRITE_ERRNOS else "read or write"
             _error(os_error_message(exc, verb=verb))
             return BAD_INPUT
         except (KeyboardInterrupt, click.exceptions.Abort):
             click.echo("mptsearch: terminated" if term.seen else "mptsearch: interrupted", err=True)
             return TERMINATED if term.seen else INTERRUPTED
+    try:  # what is still buffered: a reader gone now is the same quiet exit
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except (OSError, ValueError):
+        pass
     rv = rv if isinstance(rv, int) else OK
     if term.seen and rv == INTERRUPTED:
         return TERMINATED

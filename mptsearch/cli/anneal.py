@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import signal
+import sys
+
 import click
 
 from ..exitcodes import FAILED, INTERRUPTED, OK, UNDECIDED
@@ -21,6 +25,89 @@ def _range(text: str, what: str) -> tuple[int, int]:
     if len(vals) != 2 or vals[0] > vals[1] or vals[0] < 1:
         fail(f"{what} must be a positive integer or a range lo-hi with lo <= hi, got {text!r}")
     return vals[0], vals[1]
+
+
+_SEEN: list[int] = []  # signals seen by the running command (see _signals_seen)
+
+
+def _signals_seen(command):
+    """Run ``command`` with SIGINT and SIGTERM noted in ``_SEEN`` before their usual handlers
+    raise KeyboardInterrupt. The note, not the exception, decides: numba can swallow the
+    exception in a callback while it compiles kernels (Ctrl-C at 1 s was lost, issue 21), so
+    the command checks ``_SEEN`` after each phase, and the "Exception ignored" report of the
+    swallowed exception is not printed."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        _SEEN.clear()
+        previous = {}
+
+        def handle(signum, frame):
+            _SEEN.append(signum)
+            previous[signum](signum, frame)
+            raise KeyboardInterrupt
+
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if callable(signal.getsignal(sig)):  # not ignored by the parent
+                    previous[sig] = signal.signal(sig, handle)
+        except ValueError:  # not the main thread (a test runner's thread): no handlers
+            pass
+        unraisable = sys.unraisablehook
+
+        def hook(info):  # the swallowed KeyboardInterrupt is in _SEEN: no "Exception ignored"
+            if not (isinstance(info.exc_value, KeyboardInterrupt) and _SEEN):
+                unraisable(info)
+
+        sys.unraisablehook = hook
+        try:
+            return command(*args, **kwargs)
+        finally:
+            sys.unraisablehook = unraisable
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    return wrapper
+
+
+def _stopped(kept: str) -> int:
+    """The one stderr line of an interrupted run (printed even with -q, like an error), and 130;
+    ``cli.main`` turns it into 143 after SIGTERM."""
+    from . import stop_word
+
+    click.echo(f"mptsearch: {stop_word()}: {kept}", err=True)
+    return INTERRUPTED
+
+
+def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool) -> int:
+    """Ctrl-C or SIGTERM during the search or its certificate: keep the best find so far at
+    once, with the annealer's value and ``"certified": false`` (certifying takes seconds to
+    minutes; ``mptsearch verify`` does it later), and exit 130."""
+    from ..instance import compact
+
+    if run.instance is None:
+        return _stopped(f"nothing computed yet (no round finished after {run.seconds:.1f} s), nothing written")
+    inst = compact(run.instance)
+    best = {"objective": run.config.objective, "instance": inst, "fraction": f"{run.num}/{run.den}",
+            "value": run.value, "certified": False,
+            "note": "interrupted: the annealer's value, not recomputed or proved; "
+                    f"mptsearch verify \"{inst}\" proves its optima"}
+    record = run_record(run, best, settings)
+    if out is not None:
+        write_json(out, record)
+    if as_json:
+        emit_json(record)
+    else:
+        click.echo(f"stopped (interrupted) after {run.seconds:.1f} s: {run.evaluations:,} evaluations, "
+                   f"{run.restarts_started} restarts")
+        click.echo(f"best so far  {inst}  {run.config.objective} {run.num}/{run.den} = {run.value:.4f} "
+                   "(the annealer's value, not certified)")
+    if out is not None:
+        where = f"written to {out}"
+    else:
+        where = ("on stdout" if as_json else "printed above") + ", nothing written (no -o PATH)"
+    return _stopped(f"best so far after {run.seconds:.1f} s ({run.config.objective} {run.num}/{run.den}, "
+                    f"not certified) {where}")
 
 
 @click.command("anneal")
@@ -49,16 +136,25 @@ def _range(text: str, what: str) -> tuple[int, int]:
 @out_option("Write the JSON record (settings, history, certified best) to PATH  [default: nothing written]")
 @json_option
 @quiet_option
+@_signals_seen
 def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, restart_steps,
            t_start, t_end, jobs, scheduler, check, out, as_json, quiet):
     """Search small families for a large OPT_glob/OPT_free ratio (or agglomerative shortfall).
 
     Example: mptsearch anneal -k 4 -n 7 -t 60 -o run.json
+
+    Ctrl-C or SIGTERM: exit 130 or 143 at once, with the best find so far (the annealer's
+    value, not certified) in -o PATH and one line on stderr saying what was kept.
     """
-    from ..instance import InstanceError
-    from ..search.anneal import DEFAULT_M_NARROW, AnnealConfig, default_requests
-    from ..search.certificate import CertificateError, certify, run_record
-    from ..search.parallel import anneal as run_anneal
+    try:
+        from ..instance import InstanceError
+        from ..search.anneal import DEFAULT_M_NARROW, AnnealConfig, default_requests
+        from ..search.certificate import CertificateError, certify, run_record
+        from ..search.parallel import anneal as run_anneal
+    except KeyboardInterrupt:
+        _SEEN.append(signal.SIGINT)
+    if _SEEN:
+        return _stopped("nothing computed yet, nothing written")
 
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
@@ -78,13 +174,17 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
     if announce_compile(*ANNEAL_KERNELS, quiet=quiet):
         # compile in this process before the clock of --time-limit starts; workers then load
         # the kernels from numba's on-disk cache
-        run_anneal(config, seed=seed, steps=min(200, restart_steps), time_limit=None, jobs=1)
+        warm = run_anneal(config, seed=seed, steps=min(200, restart_steps), time_limit=None, jobs=1)
+        if warm.stopped == "interrupted" or _SEEN:
+            return _stopped("nothing computed yet (interrupted while compiling), nothing written")
 
     total = round(time_limit) if time_limit is not None else steps
     bar = progress_bar(quiet, total=total, unit="s" if time_limit is not None else "step", leave=True,
                        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt}{unit} [{elapsed}<{remaining}{postfix}]")
 
     def progress(run):
+        if _SEEN:  # a signal whose KeyboardInterrupt was swallowed: stop after this round
+            raise KeyboardInterrupt
         if bar is None:
             return
         done = min(round(run.seconds), bar.total) if time_limit is not None else min(run.steps, bar.total)
@@ -96,20 +196,24 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
                      scheduler=scheduler, progress=progress)
     if bar is not None:
         bar.close()
-    if run.instance is None:
-        fail("interrupted before the first round finished: nothing to report")
     settings = {"objective": objective, "k": list(k), "chunks": chunks, "requests": list(m), "m_alternate": m_alternate,
                 "weights": list(weights), "seed": seed, "steps": steps, "time_limit": time_limit,
                 "restart_steps": restart_steps, "t_start": t_start, "t_end": t_end, "jobs": jobs,
                 "scheduler": scheduler, "check": check}
-    try:
-        cert = certify(run.instance, objective, run.num, run.den)
-    except CertificateError as exc:
-        click.echo(f"mptsearch: certificate check failed: {exc}", err=True)
-        return FAILED
+    if _SEEN:
+        run.stopped = "interrupted"
+    if run.stopped != "interrupted":
+        try:
+            cert = certify(run.instance, objective, run.num, run.den)
+        except CertificateError as exc:
+            click.echo(f"mptsearch: certificate check failed: {exc}", err=True)
+            return FAILED
+        except KeyboardInterrupt:  # the certificate takes seconds: keep the find uncertified
+            run.stopped = "interrupted"
+    if run.stopped == "interrupted":
+        return _interrupted(run, run_record, settings, out, as_json)
     record = run_record(run, cert, settings)
-    # interrupted wins; else a find is OK only when both values are proved (docs/cli.md)
-    code = INTERRUPTED if run.stopped == "interrupted" else (OK if cert["certified"] else UNDECIDED)
+    code = OK if cert["certified"] else UNDECIDED  # a find is OK only when both values are proved
     if out is not None:
         write_json(out, record)
     if as_json:

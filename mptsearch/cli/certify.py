@@ -15,8 +15,8 @@ from ._common import time_limit_option
 @click.option("-o", "--out", "out_dir", metavar="DIR", required=True,
               help="A folder (docs/cli.md) for the witness, the CNFs and the proofs, each file "
                    "written atomically (created if needed).")
-@time_limit_option(default=600.0, help="Wall seconds for the whole command (the SAT search of "
-                                       "OPT_free and OPT_glob together); then exit 3.")
+@time_limit_option(default=600.0, help="Wall seconds for the whole command (the SAT searches and "
+                                       "proof checks of OPT_free and OPT_glob together); then exit 3.")
 @click.option("--json", "as_json", is_flag=True, help="Print certificate.json on stdout instead of the table.")
 @click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
 def certify(instance, out_dir, time_limit, as_json, quiet):

@@ -16,7 +16,7 @@ import click
 from ..exitcodes import INTERRUPTED, OK, TERMINATED, UNDECIDED
 from . import fail
 from ._common import (ENUMERATE_KERNELS, announce_compile, emit_json, jobs_option, out_option,
-                      quiet_option, time_limit_option, write_json)
+                      progress_bar, quiet_option, time_limit_option, write_json)
 
 
 def _parse_range(text: str, what: str, any_hi: int | None = None) -> tuple[int, int]:
@@ -120,6 +120,16 @@ def _interruptible(store: str):
     if state["code"] is not None:
         click.echo(f"mptsearch: interrupted; every finished piece is in {store}: run the same "
                    f"command again to resume", err=True)
+
+
+def _minimal(minimal_hits, cls, hits, prop, threshold, quiet: bool):
+    """``minimal_hits`` with a progress bar on a terminal (hits decided so far)."""
+    bar = progress_bar(quiet, total=len(hits), desc="minimal", unit="hit", leave=False)
+    try:
+        return minimal_hits(cls, hits, prop, threshold, progress=None if bar is None else bar.update)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 @click.command("enumerate")
@@ -247,7 +257,7 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
     if minimal:
         try:
             check_minimal_allowed(res)
-            mins = minimal_hits(cls, res.hits, prop, thr)
+            mins = _minimal(minimal_hits, cls, res.hits, prop, thr, quiet)
         except MinimalityError as exc:
             refusal = str(exc)
     data = result_dict(res, mins)
@@ -401,7 +411,7 @@ def hits_cmd(store, minimal, out, as_json, quiet):
             check_minimal_allowed(res)
         except MinimalityError as exc:
             fail(str(exc))
-        mins = minimal_hits(res.cls, res.hits, res.prop, res.threshold)
+        mins = _minimal(minimal_hits, res.cls, res.hits, res.prop, res.threshold, quiet)
     data = result_dict(res, mins)
     data.pop("by_m")
     if mins is not None:

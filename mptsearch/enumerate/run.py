@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import permutations
 
 import numpy as np
 
@@ -385,37 +384,31 @@ def check_minimal_allowed(res: RunResult) -> None:
             "members): finish it (run the same command again) first")
 
 
-def _contained(small, big, n):
-    """Whether some relabelling maps the family ``small`` into the family ``big``."""
-    bigset = set(big)
-    for perm in permutations(range(n)):
-        if all(sum(1 << perm[x] for x in range(n) if r >> x & 1) in bigset for r in small):
-            return True
-    return False
-
-
-def minimal_hits(cls: EnumClass, hits: list[Hit], prop: str, threshold) -> list[bool | None]:
+def minimal_hits(cls: EnumClass, hits: list[Hit], prop: str, threshold,
+                 progress=None) -> list[bool | None]:
     """For each hit, whether no proper subfamily has the property.
 
     When the class holds every smaller family (mlo <= 2: a family of at most one request has
     no gap, ratio 1 and nothing to share) the hits themselves are all the families with the
-    property, so a hit is minimal iff no other hit embeds into it (checked over all n!
-    relabellings). Otherwise every proper subfamily is evaluated directly (m <= 12), else None.
+    property, so a hit is minimal iff no other hit with fewer requests embeds into it under a
+    relabelling (:func:`mptsearch.enumerate.minimal.minimal_among_hits`). Otherwise every
+    proper subfamily is evaluated directly (m <= 12), else None. ``progress(k)``: k more hits
+    decided.
     """
     from ..exact.free import opt_free
     from ..exact.glob import opt_glob
     from ..heuristics.agglomerative import agglomerative
     from ..instance import from_lists
+    from .minimal import minimal_among_hits
 
     threshold = Fraction(threshold)
     fams = [h.masks for h in hits]
     out: list[bool | None] = []
     if cls.mlo <= 2:
-        for a, fa in enumerate(fams):
-            out.append(not any(len(fb) < len(fa) and _contained(fb, fa, cls.n)
-                               for b, fb in enumerate(fams) if b != a))
-        return out
+        return list(minimal_among_hits(fams, cls.n, progress))
     for fa in fams:
+        if progress is not None:
+            progress(1)
         if len(fa) > 12:
             out.append(None)
             continue

@@ -5,7 +5,7 @@ The annealer's values come from value-only kernels; a find is only reported afte
 :func:`~mptsearch.heuristics.agglomerative.agglomerative`) have recomputed it and the
 certificate has been checked against the ground truth :func:`~mptsearch.trie.trie_cost` /
 :func:`~mptsearch.trie.order_cost`. Ratio finds are stored in canonical form
-(:func:`mptsearch.enumerate.canon.canonical_form`), so equal finds from different runs
+(:func:`mptsearch.canonical.canonical_form`), so equal finds from different runs
 compare equal; shortfall finds keep the request order they were evaluated in, because the
 deterministic "first" tie-breaking of agglomerative clustering depends on it.
 

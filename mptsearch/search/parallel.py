@@ -57,6 +57,16 @@ def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int) -> Restar
     return run_restart(config, state, nsteps)
 
 
+def _worker_ignores_signals() -> None:
+    """Local workers leave SIGINT and SIGTERM to the driver: Ctrl-C reaches the whole process
+    group, and a worker dying of it would lose its round and print a traceback. The driver
+    stops them (joblib kills its workers when a call is interrupted)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def _better(a: RestartState, b: RestartState | None) -> bool:
     """a's best beats b's (exact fractions; ties to the lower restart index)."""
     if b is None:
@@ -223,8 +233,12 @@ def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
     try:
         if backend is not None:
             backend.__enter__()
-        with joblib.Parallel(n_jobs=jobs if client is None else -1, prefer=None) as par:
-            _loop(rounds, par, jobs == 1 and client is None, time_limit, piece_seconds, progress)
+        # Not joblib's managed ``with Parallel(...)``: on Ctrl-C it would kill the local workers
+        # and start fresh ones, which the interpreter then waits for at exit (10-19 s, issue
+        # 21). A plain Parallel called once per round kills them and starts none.
+        kw = {} if client is not None else {"initializer": _worker_ignores_signals}
+        par = joblib.Parallel(n_jobs=jobs if client is None else -1, prefer=None, **kw)
+        _loop(rounds, par, jobs == 1 and client is None, time_limit, piece_seconds, progress)
     except KeyboardInterrupt:
         rounds.run.stopped = "interrupted"
     finally:

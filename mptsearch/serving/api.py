@@ -20,6 +20,7 @@ the unbounded-cache cost (paper, Section 8, Theorem 7).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -64,7 +65,9 @@ def order_contexts(requests: Sequence[Sequence], tokens: Mapping | Sequence | No
 
     Parameters
     ----------
-    requests : sequence of sequences of chunk labels (str or int), each in relevance order
+    requests : sequence of sequences of chunk labels (str or int), each in relevance order, or
+        an instance in any form :func:`~mptsearch.instance.parse_instance` reads (an
+        ``Instance``, a JSON dict, compact notation, a path; its weights are the token counts)
     tokens : mapping label -> token count, or one list of counts per request, or None (1 each)
     method : one of ``production``, ``popularity``, ``global``, ``greedy``, ``agglomerative``,
         ``peer``, ``online`` (see :mod:`.layout`)
@@ -84,13 +87,22 @@ def order_contexts(requests: Sequence[Sequence], tokens: Mapping | Sequence | No
     -----
     Runs on the sparse model (:mod:`.sparse`): O(total chunks) memory for the default method.
     """
+    from ..instance import Instance
+    from ..labelled import TAKES, as_instance
     from .layout import METHODS, method_orders, serving_rank
     from .sparse import orders_cost, sparse_from_lists
 
     if method not in METHODS:
         raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
-    if isinstance(requests, (str, bytes)) or not isinstance(requests, Sequence):
-        raise InstanceError("requests must be a list of lists of chunk labels")
+    if isinstance(requests, (Instance, Mapping, str, os.PathLike)):  # what parse_instance reads
+        if tokens is not None:
+            raise TypeError("order_contexts(): tokens come with an instance (its weights); pass tokens only "
+                            "with a list of requests")
+        inst = as_instance(requests, "order_contexts")
+        requests, tokens = inst.label_orders(), {lab: int(w) for lab, w in zip(inst.labels, inst.weights)}
+    elif isinstance(requests, bytes) or not isinstance(requests, Sequence):
+        raise TypeError(f"order_contexts() takes a list of requests (lists of chunk labels) or an instance: "
+                        f"{TAKES}; got {type(requests).__name__}")
     if tokens is not None and not isinstance(tokens, Mapping):
         tokens = list(tokens)
         if len(tokens) != len(requests):

@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..instance import InstanceError
+from .trace import check_unique_ids
 
 __all__ = ["SparseTrace", "Layout", "parse_sparse", "read_sparse", "sparse_from_lists", "lex_rank",
            "orders_cost", "mst_bound", "MSTBound"]
@@ -244,6 +245,7 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
         ids.append(rec.get("id", lineno))
     if not lens:
         raise InstanceError(f"{where}: the trace has no requests")
+    check_unique_ids(ids, where_line, where)
     flat_a = np.frombuffer(flat, dtype=np.int64)
     toks_a = np.frombuffer(toks, dtype=np.int64)
     lens_a = np.frombuffer(lens, dtype=np.int64)

@@ -5,7 +5,8 @@ A trace is a JSONL file; each nonblank line is an object
     {"id": "q17", "chunks": ["Paris", "France", "Seine"], "tokens": [212, 340, 97]}
 
 with the request's retrieved chunks in relevance order (most relevant first) and the token
-count of each. A chunk's token count must be the same on every line that retrieves it. The
+count of each. A chunk's token count must be the same on every line that retrieves it, and
+request ids must be unique (a line without ``id`` has its line number as id). The
 trace becomes an :class:`~mptsearch.instance.Instance` (weights = token counts, production
 order = relevance order); identical requests are merged there, so :class:`Trace` keeps, for
 every line, the request it maps to.
@@ -22,7 +23,7 @@ import numpy as np
 from ..instance import Instance, InstanceError, from_lists
 
 __all__ = ["Trace", "read_trace", "parse_trace", "trace_from_lists", "write_trace", "sequences_cost",
-           "line_orders"]
+           "line_orders", "check_unique_ids"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +79,26 @@ def _bad(where: str, lineno: int, msg: str) -> InstanceError:
     return InstanceError(f"{where} line {lineno}: {msg}")
 
 
+def check_unique_ids(ids: Sequence, linenos: Sequence[int], where: str = "trace") -> None:
+    """Raise :class:`InstanceError` naming both lines when two lines share a request id.
+
+    A layout is written back keyed by id, so a repeated id would make two requests one.
+    O(lines) expected time: one set of the ids, and a second pass only when it is short.
+    """
+    try:
+        if len(set(ids)) == len(ids):
+            return
+    except TypeError:  # an id that is a JSON list or object
+        pass
+    first: dict = {}
+    for rid, lineno in zip(ids, linenos):
+        key = (type(rid).__name__, rid if isinstance(rid, (str, int, float)) else json.dumps(rid, sort_keys=True))
+        if key in first:
+            raise _bad(where, int(lineno), f"request id {rid!r} repeats the id of line {first[key]} "
+                                           "(ids must be unique)")
+        first[key] = int(lineno)
+
+
 def parse_trace(lines: Iterable[str], where: str = "trace") -> Trace:
     """Parse JSONL text lines into a :class:`Trace`; errors name the (1-based) line.
 
@@ -86,9 +107,10 @@ def parse_trace(lines: Iterable[str], where: str = "trace") -> Trace:
     InstanceError
         One line: malformed JSON, a missing or ill-typed field, chunks and tokens of different
         lengths, a repeated chunk, a token count that is not a positive integer or that differs
-        from the one an earlier line gave the same chunk, labels mixing ints and strings.
+        from the one an earlier line gave the same chunk, labels mixing ints and strings, a
+        request id that an earlier line has.
     """
-    ids, chunks, tokens_of, seen_at = [], [], {}, {}
+    ids, linenos, chunks, tokens_of, seen_at = [], [], [], {}, {}
     kind = None
     for lineno, text in enumerate(lines, start=1):
         if not text.strip():
@@ -123,9 +145,11 @@ def parse_trace(lines: Iterable[str], where: str = "trace") -> Trace:
             if c not in tokens_of:
                 tokens_of[c], seen_at[c] = t, lineno
         ids.append(rec.get("id", lineno))
+        linenos.append(lineno)
         chunks.append(cs)
     if not chunks:
         raise InstanceError(f"{where}: the trace has no requests")
+    check_unique_ids(ids, linenos, where)
     return trace_from_lists(ids, chunks, tokens_of)
 
 

@@ -52,9 +52,10 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
     out_dir : str
         Created if needed; the files above are written atomically.
     time_limit : float or None
-        Wall seconds for the SAT search of all the quantities together: each one gets what
-        the ones before it left (:func:`mptsearch.verify.satproof.sat_optimum` raises
-        ``SatBudgetExceeded`` when it runs out).
+        Wall seconds for the whole certificate: the SAT searches and the proof checks of all
+        the quantities together, each one getting what the ones before it left;
+        ``SatBudgetExceeded`` when it runs out (the checks of a long proof can take longer
+        than its search).
     kinds : tuple
         "free", "glob" or both.
 
@@ -63,7 +64,7 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
     dict
         The contents of ``certificate.json``.
     """
-    from .satproof import SatBudgetExceeded, sat_optimum
+    from .satproof import SatBudgetExceeded, check_unsat, sat_optimum
 
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
     os.makedirs(out_dir, exist_ok=True)
@@ -73,7 +74,10 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
             raise SatBudgetExceeded(f"time limit reached before OPT_{kind}")
-        r = sat_optimum(inst, kind, time_limit=left, checkers=checkers)
+        r = sat_optimum(inst, kind, time_limit=left, checkers=())  # checked below, within the limit
+        r.checks = check_unsat(r.cnf.nvars, r.cnf.clauses, r.proof, checkers, deadline=deadline)
+        r.optimal = bool(r.checks) and all(c.ok for c in r.checks)
+        r.seconds += sum(c.seconds for c in r.checks)
         cnf_text = r.cnf.dimacs()
         proof_text = "\n".join(r.proof) + "\n"
         _write(os.path.join(out_dir, f"{kind}.cnf"), cnf_text)
@@ -93,6 +97,25 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
         }
     _write(os.path.join(out_dir, "certificate.json"), json.dumps(cert, indent=1) + "\n")
     return cert
+
+
+class _Corrupt(ValueError):
+    """A certificate file that is not UTF-8 text: the certificate is rejected."""
+
+
+def _decode(data: bytes, name: str) -> str:
+    """The text of a certificate file, or :class:`_Corrupt` naming the file and line of the
+    first byte that is not UTF-8 (a NUL byte counts as corrupt too)."""
+    try:
+        text = data.decode("utf-8")
+        bad = text.find("\0")
+        if bad < 0:
+            return text
+        at, byte = len(text[:bad].encode()), 0
+    except UnicodeDecodeError as exc:
+        at, byte = exc.start, data[exc.start]
+    line = data.count(b"\n", 0, at) + 1
+    raise _Corrupt(f"{name} line {line} is not text (byte 0x{byte:02x} at offset {at})")
 
 
 @dataclass
@@ -120,16 +143,21 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
     def read(name):
         path = os.path.join(cert_dir, name)
         try:
-            with open(path, encoding="utf-8") as fh:
-                return fh.read()
+            with open(path, "rb") as fh:
+                return _decode(fh.read(), name)
         except OSError as exc:
             raise InstanceError(f"{path}: {exc.strerror}") from None
 
-    inst = parse_instance(os.path.join(cert_dir, "instance.json"))
     try:
+        inst = parse_instance(read("instance.json"))
         cert = json.loads(read("certificate.json"))
         quantities = cert["quantities"]
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except _Corrupt as exc:  # a corrupt certificate is a rejected one (exit 1), not bad input
+        return CheckReport(False, {}, [f"{exc}: certificate rejected"])
+    except json.JSONDecodeError as exc:
+        return CheckReport(False, {}, [f"certificate.json line {exc.lineno} is not JSON ({exc.msg}): "
+                                       "certificate rejected"])
+    except (KeyError, TypeError):
         raise InstanceError(f"{cert_dir}/certificate.json is not a certificate") from None
     ok, lines, values, seconds = True, [], {}, {}
     for kind, q in quantities.items():
@@ -149,7 +177,13 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
         ok &= good
         lines.append(f"OPT_{kind} <= {value}: the {what} costs {cost} on the prefix trie "
                      f"({'ok' if good else 'MISMATCH'})")
-        cnf_text = read(q["cnf"]["file"])
+        try:
+            cnf_text = read(q["cnf"]["file"])
+            proof_text = read(q["proof"]["file"])
+        except _Corrupt as exc:
+            ok = False
+            lines.append(f"OPT_{kind}: {exc}: rejected")
+            continue
         expected = trie_cnf(inst, value - 1, kind).dimacs()
         same = cnf_text == expected
         ok &= same
@@ -161,7 +195,7 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
             ok = False
             lines.append(f"OPT_{kind}: {q['cnf']['file']} is not DIMACS ({exc})")
             continue
-        proof_lines = read(q["proof"]["file"]).splitlines()
+        proof_lines = proof_text.splitlines()
         results = check_unsat(nvars, clauses, proof_lines, checkers)
         if not results:
             ok = False

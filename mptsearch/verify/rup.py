@@ -18,6 +18,7 @@ with two watched literals per clause.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -69,15 +70,18 @@ def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
 def parse_drup(lines: Iterable[str]) -> list[tuple[bool, list[int]]]:
     """Proof lines ("1 -2 0", "d 1 -2 0") -> ``[(is_deletion, literals), ...]``."""
     steps = []
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line[0] == "c":
             continue
         dele = line[0] == "d"
         toks = line[1:].split() if dele else line.split()
-        lits = [int(t) for t in toks]
+        try:
+            lits = [int(t) for t in toks]
+        except ValueError:
+            lits = []
         if not lits or lits[-1] != 0 or 0 in lits[:-1]:
-            raise ValueError(f"proof line {line!r} is not one clause ended by 0")
+            raise ValueError(f"proof line {number} ({line[:40]!r}) is not one clause ended by 0")
         steps.append((dele, lits[:-1]))
     return steps
 
@@ -205,7 +209,8 @@ class _Checker:
         return True
 
 
-def check_rup(nvars: int, clauses: Sequence[Sequence[int]], proof: Sequence[tuple[bool, list[int]]]) -> RupResult:
+def check_rup(nvars: int, clauses: Sequence[Sequence[int]], proof: Sequence[tuple[bool, list[int]]], *,
+              deadline: float | None = None) -> RupResult:
     """Check a DRUP proof that ``clauses`` is unsatisfiable.
 
     Parameters
@@ -215,6 +220,9 @@ def check_rup(nvars: int, clauses: Sequence[Sequence[int]], proof: Sequence[tupl
         DIMACS literals.
     proof : list of (is_deletion, literals)
         As :func:`parse_drup` returns.
+    deadline : float, optional
+        A :func:`time.perf_counter` time: past it the check stops with ``TimeoutError``
+        (neither accepted nor rejected).
 
     Returns
     -------
@@ -235,6 +243,8 @@ def check_rup(nvars: int, clauses: Sequence[Sequence[int]], proof: Sequence[tupl
             return RupResult(True, 0, 0, 0, "the formula's own units propagate to a conflict")
     adds = dels = 0
     for step, (dele, lits) in enumerate(proof, 1):
+        if deadline is not None and step % 64 == 0 and time.perf_counter() > deadline:
+            raise TimeoutError(f"time limit reached at proof step {step}")
         ck.grow(lits)
         if dele:
             dels += ck.delete(lits)

@@ -55,9 +55,9 @@ class SatOptimum:
     seconds: float = 0.0
 
 
-def _checker_rup(nvars, clauses, proof_lines):
+def _checker_rup(nvars, clauses, proof_lines, deadline=None):
     from .rup import check_rup, parse_drup
-    r = check_rup(nvars, clauses, parse_drup(proof_lines))
+    r = check_rup(nvars, clauses, parse_drup(proof_lines), deadline=deadline)
     return r.ok, r.message
 
 
@@ -80,20 +80,54 @@ def _dratify_available() -> bool:
 CHECKERS = {"rup": (_checker_rup, lambda: True), "dratify": (_checker_dratify, _dratify_available)}
 
 
-def check_unsat(nvars: int, clauses, proof_lines, checkers=("rup", "dratify")) -> list[ProofCheck]:
-    """Run every available checker on one proof; a checker not installed is left out."""
+def check_unsat(nvars: int, clauses, proof_lines, checkers=("rup", "dratify"), *,
+                deadline: float | None = None) -> list[ProofCheck]:
+    """Run every available checker on one proof; a checker not installed is left out.
+
+    ``deadline`` (a :func:`time.perf_counter` time): :class:`SatBudgetExceeded` when a check
+    is still running then. Our RUP checker stops itself; ``dratify`` cannot be stopped, so
+    its thread is left to finish on its own (a command exits without waiting for it).
+    """
     out = []
     for name in checkers:
         fn, available = CHECKERS[name]
         if not available():
             continue
         t0 = time.perf_counter()
-        try:
-            ok, msg = fn(nvars, clauses, proof_lines)
-        except (ValueError, IndexError) as exc:  # a malformed proof is a rejected proof
-            ok, msg = False, f"{type(exc).__name__}: {exc}"
+        if deadline is None:
+            ok, msg = _run_checker(fn, nvars, clauses, proof_lines)
+        else:
+            ok, msg = _run_checker_until(name, fn, nvars, clauses, proof_lines, deadline)
         out.append(ProofCheck(name, ok, time.perf_counter() - t0, msg))
     return out
+
+
+def _run_checker(fn, *args, **kwargs) -> tuple[bool, str]:
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, IndexError) as exc:  # a malformed proof is a rejected proof
+        return False, f"{type(exc).__name__}: {exc}"
+
+
+def _run_checker_until(name, fn, nvars, clauses, proof_lines, deadline) -> tuple[bool, str]:
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise SatBudgetExceeded(f"time limit reached before the {name} check of the proof")
+    kwargs = {"deadline": deadline} if fn is _checker_rup else {}
+    box: list = []
+
+    def work():
+        try:
+            box.append(_run_checker(fn, nvars, clauses, proof_lines, **kwargs))
+        except TimeoutError:  # our checker stopped itself at the deadline: no verdict
+            pass
+
+    worker = threading.Thread(target=work, name=f"mptsearch-{name}-check", daemon=True)
+    worker.start()
+    worker.join(left)
+    if not box:
+        raise SatBudgetExceeded(f"time limit reached while {name} checked the proof ({len(proof_lines)} lines)")
+    return box[0]
 
 
 def _solve(clauses, solver_name, deadline):
