@@ -11,7 +11,9 @@
 # DIR/events.log (epoch seconds), which is how docs/enumerate.md measures the requeue wait.
 #
 # Environment: MPTSEARCH (the command, default `mptsearch`), ENUM_TIME_LIMIT (seconds, passed
-# as --time-limit to each run), SLURM_CPUS_PER_TASK (worker processes, default 1).
+# as --time-limit to each run), ENUM_FIRST_ARGS (extra options for a task's first start only,
+# e.g. `--max-pieces 3` to exercise the exit-3 requeue), SLURM_CPUS_PER_TASK (worker
+# processes, default 1).
 #SBATCH --job-name=mptsearch-enum
 #SBATCH --requeue
 #SBATCH --open-mode=append
@@ -26,7 +28,11 @@ log() { echo "$(date +%s.%N) task $task job ${SLURM_JOB_ID:-?} restart ${SLURM_R
 log start
 # the job's shell gets the signal (--signal=B:...); forward it to mptsearch, which stores
 # every finished piece and exits 143
-${MPTSEARCH:-mptsearch} enumerate "$@" -q -j "${SLURM_CPUS_PER_TASK:-1}" \
+first=()
+if [ "${SLURM_RESTART_COUNT:-0}" -eq 0 ] && [ -n "${ENUM_FIRST_ARGS:-}" ]; then
+    read -r -a first <<< "$ENUM_FIRST_ARGS"
+fi
+${MPTSEARCH:-mptsearch} enumerate "$@" "${first[@]}" -q -j "${SLURM_CPUS_PER_TASK:-1}" \
     --shard "$task/$count" --store "$store" ${ENUM_TIME_LIMIT:+--time-limit "$ENUM_TIME_LIMIT"} &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null' TERM

@@ -127,30 +127,39 @@ def _probe(prefix, mlo, mhi, n, E, blk_lo, blk_hi, nw, u, path, weight, tests):
 
 
 @njit(cache=True)
-def _canonicalise(samples, E, index_of, perms, out, aut):
+def _image_table(E, index_of, perms, table):
+    """table[q, r] := the number of the request that relabelling q maps request r to."""
+    for q in range(perms.shape[0]):
+        for t in range(E.shape[0]):
+            r = E[t]
+            x = 0
+            while r:
+                b = 0
+                while ((r >> b) & 1) == 0:
+                    b += 1
+                r &= r - 1
+                x |= 1 << perms[q, b]
+            table[q, t] = index_of[x]
+
+
+@njit(cache=True)
+def _canonicalise(samples, table, out, aut):
     """For each row of ``samples`` (m request numbers, increasing) write its canonical family
-    (the least increasing tuple of request numbers over all relabellings in ``perms``, i.e.
-    the largest characteristic vector, as the generator defines canonical) into ``out`` and
-    its number of automorphisms into ``aut``. O(rows * |perms| * m (k + m))."""
+    (the least increasing tuple of request numbers over all relabellings, i.e. the largest
+    characteristic vector, as the generator defines canonical) into ``out`` and its number
+    of automorphisms into ``aut``; ``table`` maps (relabelling, request) to a request.
+    O(rows * relabellings * m^2) at worst (an insertion sort per relabelling)."""
     S, m = samples.shape
     img = np.zeros(max(m, 1), dtype=np.int64)
     for s in range(S):
         for j in range(m):
             out[s, j] = np.int64(1) << 62
         a = 0
-        for q in range(perms.shape[0]):
+        for q in range(table.shape[0]):
             for j in range(m):
-                r = E[samples[s, j]]
-                x = 0
-                while r:
-                    b = 0
-                    while ((r >> b) & 1) == 0:
-                        b += 1
-                    r &= r - 1
-                    x |= 1 << perms[q, b]
-                v = index_of[x]
+                v = np.int64(table[q, samples[s, j]])
                 i = j
-                while i > 0 and img[i - 1] > v:  # insertion sort: m is small
+                while i > 0 and img[i - 1] > v:
                     img[i] = img[i - 1]
                     i -= 1
                 img[i] = v
@@ -176,25 +185,34 @@ def _perms(n: int) -> np.ndarray:
     return np.array(list(permutations(range(n))), dtype=np.int8).reshape(-1, max(n, 1))
 
 
-def canonical_sample(cls: EnumClass, m: int, size: int, rng, perms=None):
+def _table(cls: EnumClass) -> np.ndarray:
+    """The images of every allowed request under every relabelling (int16, n! x N)."""
+    E, _, _, _ = _tables(cls)
+    index_of = np.full(1 << cls.n, -1, dtype=np.int64)
+    index_of[E] = np.arange(len(E))
+    perms = _perms(cls.n)
+    table = np.zeros((perms.shape[0], max(len(E), 1)), dtype=np.int16)
+    _image_table(E, index_of, perms, table)
+    return table
+
+
+def canonical_sample(cls: EnumClass, m: int, size: int, rng, table=None):
     """``size`` uniform random families of m distinct allowed requests, each mapped to its
     canonical family: ``(families, aut)`` with ``families[i]`` the canonical family's request
     numbers (increasing: the generator's order) and ``aut[i]`` its number of automorphisms.
-    A canonical family comes with probability n! / (|Aut| C(N, m)) (N allowed requests)."""
-    E, _, _, _ = _tables(cls)
-    N = len(E)
-    index_of = np.full(1 << cls.n, -1, dtype=np.int64)
-    index_of[E] = np.arange(N)
-    perms = _perms(cls.n) if perms is None else perms
+    A canonical family comes with probability n! / (|Aut| C(N, m)) (N allowed requests).
+    ``table``: :func:`_table` of the class (computed when not given)."""
+    N = cls.n_requests
+    table = _table(cls) if table is None else table
     samples = np.zeros((size, m), dtype=np.int64)
     for i in range(size):
         samples[i] = np.sort(rng.choice(N, m, replace=False))
     out = np.zeros((size, m), dtype=np.int64)
     aut = np.zeros(size, dtype=np.int64)
     if m:
-        _canonicalise(samples, E, index_of, perms, out, aut)
+        _canonicalise(samples, table, out, aut)
     else:
-        aut[:] = perms.shape[0]
+        aut[:] = table.shape[0]
     return out, aut
 
 
@@ -299,7 +317,32 @@ def _price(cls, E, fams, wts, m, width, ancestors, prop, threshold, exact_limit)
     return (float((wts * dp).sum()) / total, float((wts * und).sum()) / total, t_b, t_dp, t_top)
 
 
-def estimate_class(cls: EnumClass, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+def estimate_counts(cls: EnumClass, samples: int, rng, full_from: int = 0, depths=None):
+    """The orbit-sampling estimate of the members at every depth 0..m_top (module doc).
+
+    Returns ``(est, sd, drawn)``: the estimates, their standard errors, and the drawn
+    canonical families and automorphism counts per depth. Depths
+    below ``full_from`` get samples // 8 draws (at least 8): they only price the generation.
+    ``depths``: estimate only these (the others stay 0).
+    Unbiased: E[C(N, m) |Aut| / n!] = N_m. O(m_top * samples * n! * m (k + m))."""
+    table = _table(cls)
+    nfact = table.shape[0]
+    N = cls.n_requests
+    top = cls.m_top
+    est = np.zeros(top + 1)
+    sd = np.zeros(top + 1)
+    drawn = {}
+    for d in range(top + 1) if depths is None else depths:
+        size = samples if d >= full_from else max(samples // 8, 8)
+        fams, aut = canonical_sample(cls, d, size, rng, table)
+        x = math.comb(N, d) * aut / nfact
+        est[d] = x.mean()
+        sd[d] = x.std(ddof=1) / math.sqrt(size)
+        drawn[d] = (fams, aut)
+    return est, sd, drawn
+
+
+def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
                    price: int = PRICE_SAMPLES, exact_nodes: int = 100_000, prop: str = "none",
                    threshold=1, exact_limit: int = EXACT_M_LIMIT,
                    ancestors: int = DEFAULT_ANCESTORS) -> Estimate:
@@ -308,7 +351,8 @@ def estimate_class(cls: EnumClass, *, samples: int = DEFAULT_SAMPLES, seed: int 
     Parameters
     ----------
     cls : the class
-    samples : random families drawn per m to count its members (fewer above mlo - ancestors)
+    samples : random families drawn per m to count its members (fewer above mlo - ancestors);
+        default 256, or 64 on 8 chunks or more (n! relabellings per draw)
     seed : the random seed (the same seed gives the same member estimate)
     price : how many distinct sampled members per m are evaluated to price them
     exact_nodes : walk the class instead when its tree is estimated at most this large
@@ -324,24 +368,15 @@ def estimate_class(cls: EnumClass, *, samples: int = DEFAULT_SAMPLES, seed: int 
     (an O(3^m) DP each at worst) and the walk of the class when it is small.
     """
     t_start = time.perf_counter()
+    if samples is None:
+        samples = DEFAULT_SAMPLES if cls.n <= 7 else DEFAULT_SAMPLES // 4
     rng = np.random.default_rng(seed)
     top, mlo = cls.m_top, cls.mlo
     E, _, _, _ = _tables(cls)
     N = len(E)
     width = max(top, 1)
-    perms = _perms(cls.n)
-    nfact = perms.shape[0]
     elo = max(mlo - ancestors, 0)
-    est = np.zeros(top + 1)
-    sd = np.zeros(top + 1)
-    drawn = {}
-    for d in range(top + 1):
-        size = samples if d >= elo else max(samples // 8, 8)
-        fams, aut = canonical_sample(cls, d, size, rng, perms)
-        x = math.comb(N, d) * aut / nfact
-        est[d] = x.mean()
-        sd[d] = x.std(ddof=1) / math.sqrt(size)
-        drawn[d] = (fams, aut)
+    est, sd, drawn = estimate_counts(cls, samples, rng, elo)
     exact = float(est.sum() + _Z95 * sd.sum()) <= exact_nodes
     if exact:
         est = count_class(EnumClass(cls.n, cls.klo, cls.khi, 0, top)).astype(float)[:top + 1]
