@@ -1,7 +1,7 @@
 """An enumeration as a SLURM job array on a one-node SLURM, with `status` while it runs, a
 merge job by --dependency=afterok, and the requeue path (docs/enumerate.md).
 
-    python -m experiments.slurm_array --start /tmp/slurm-one   # starts and stops the daemons
+    python -m experiments.slurm_array --start --delay 120      # starts and stops the daemons
     python -m experiments.slurm_array                          # uses the SLURM of $SLURM_CONF
 
 Needs root and Debian's slurmctld, slurmd and munge (experiments/slurm/one_node.sh). Writes
@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -163,21 +164,40 @@ def campaign(folder: Path, tasks: int, enum_args: list[str], env: dict, first_ar
             "requeue_waits": requeue_waits(rows), "merged": merged}
 
 
+def slurm_settings(show_config: str) -> dict:
+    """The settings of `scontrol show config` that govern the requeue wait (no paths)."""
+    keys = ("SLURM_VERSION", "SchedulerType", "SchedulerParameters", "BatchStartTimeout",
+            "KillWait", "MinJobAge")
+    out = {}
+    for line in show_config.splitlines():
+        key, _, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if key in keys:
+            out[key] = value
+        if key == "AuthInfo":
+            for item in value.split(","):
+                if item.startswith("cred_expire"):
+                    out["cred_expire"] = item.split("=", 1)[1]
+    out.setdefault("cred_expire", "120 (default)")
+    return out
+
+
 def main(argv=None):
     p = parser(__doc__.splitlines()[0])
-    p.add_argument("--start", type=Path, default=None,
-                   help="start a one-node SLURM with its state under this folder (stopped at the end)")
+    p.add_argument("--start", action="store_true",
+                   help="start a one-node SLURM with its state in a temporary folder (stopped at the end)")
     p.add_argument("--delay", type=int, default=120, help="cred_expire of the SLURM started (--start)")
     p.add_argument("--tasks", type=int, default=4)
     p.add_argument("--class-args", default="-n 7 -k 4 -m 12 --property none")
     a = p.parse_args(argv)
     enum_args = a.class_args.split()
     run = Run("slurm_array", {"class": a.class_args, "tasks": a.tasks, "delay": a.delay,
-                              "started_here": a.start is not None}, a.seed, a.out)
-    env = start(a.start, a.delay) if a.start else dict(os.environ)
+                              "started_here": a.start}, a.seed, a.out)
+    state = Path(tempfile.mkdtemp(prefix="mpt-slurm-state-")) if a.start else None
+    env = start(state, a.delay) if state else dict(os.environ)
     try:
         conf = subprocess.run(["scontrol", "show", "config"], env=env, capture_output=True, text=True).stdout
-        auth = [ln.strip() for ln in conf.splitlines() if ln.startswith(("AuthInfo", "SLURM_VERSION"))]
+        auth = slurm_settings(conf)
         with tempfile.TemporaryDirectory(prefix="mpt-slurm-") as tmp:
             tmp = Path(tmp)
             with run.timed("local_reference"):
@@ -199,8 +219,9 @@ def main(argv=None):
                                                                if kk in ("requeue_waits", "equal_to_unsharded", "wall_seconds", "merge_state")})
                           for k, v in out.items() if k != "reference"}, indent=1))
     finally:
-        if a.start:
-            stop(a.start)
+        if state:
+            stop(state)
+            shutil.rmtree(state, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -221,9 +221,12 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
             fail("--backend genbg needs nauty's genbg on PATH (Debian: apt-get install nauty)")
     if estimate:
         from ..enumerate.estimate import estimate_class, format_estimate
-        est = estimate_class(cls, seed=seed, prop=prop, threshold=thr,
-                             exact_limit=exact_limit or EXACT_M_LIMIT,
-                             ancestors=DEFAULT_ANCESTORS if ancestors is None else ancestors)
+        try:
+            est = estimate_class(cls, seed=seed, prop=prop, threshold=thr,
+                                 exact_limit=exact_limit or EXACT_M_LIMIT,
+                                 ancestors=DEFAULT_ANCESTORS if ancestors is None else ancestors)
+        except InstanceError as exc:
+            fail(str(exc))
         _emit(est.as_dict(), as_json, out)
         if not as_json:
             click.echo(format_estimate(est))

@@ -56,11 +56,13 @@ from numba import njit
 
 from .evaluate import EXACT_M_LIMIT, evaluate_batch
 from .generate import EnumClass, _is_canonical, _tables, count_class
+from ..instance import InstanceError
 from .prune import DEFAULT_ANCESTORS, evaluate_tree
 
 __all__ = ["Estimate", "estimate_class", "canonical_sample", "format_estimate", "DEFAULT_SAMPLES"]
 
 DEFAULT_SAMPLES = 256  #: random families drawn per m to count the members
+MAX_TABLE = 60_000_000  #: n! x N request images at most (120 MB of int16)
 PRICE_SAMPLES = 256  #: of them, distinct members evaluated per m to price them
 _Z95 = 1.959963984540054
 
@@ -368,6 +370,11 @@ def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
     (an O(3^m) DP each at worst) and the walk of the class when it is small.
     """
     t_start = time.perf_counter()
+    if math.factorial(cls.n) * cls.n_requests > MAX_TABLE:
+        raise InstanceError(f"--estimate tries all {math.factorial(cls.n):,} relabellings of each "
+                            f"sampled family of {cls.n_requests} possible requests, past its limit "
+                            f"({MAX_TABLE:,} request images): at most 9 chunks with up to 165 "
+                            f"possible requests")
     if samples is None:
         samples = DEFAULT_SAMPLES if cls.n <= 7 else DEFAULT_SAMPLES // 4
     rng = np.random.default_rng(seed)
