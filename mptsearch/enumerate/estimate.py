@@ -34,8 +34,9 @@ bounds and of one DP are measured on the sampled members with
                    + sum_{d < m_top} N_d tests(d) t_test,
 
 with p_DP(m) the |Aut|-weighted share of sampled members that needed the DP, N_top the
-families at depth mlo - ancestors (one exact DP each, as the driver gives the roots of the
-ancestor levels), tests(d) the mean number of children the generator tries below a depth-d
+families at depth mlo - ancestors that the generator makes (it skips those too far along the
+request order to reach mlo; one exact DP each, as the driver gives the roots of the ancestor
+levels), tests(d) the mean number of children the generator tries below a depth-d
 family and t_test one canonicity test (timed on probes). Planning the pieces, start-up and
 compilation are not counted. The sample is smaller than the class, so its best ratios (which
 let the real run skip the DP) are lower: p_DP is biased upwards, the core-hours towards too
@@ -391,10 +392,12 @@ def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
     # generation: the families the generator makes (it skips those that cannot reach mlo)
     # times the children it tries below each
     gen_tests = 0.0
+    made_share = {}
     for d in range(top):
         fams, aut = drawn[d]
         last = fams[:, -1] if d else np.full(len(aut), -1)
         made = (N - last >= mlo - d + 1) if d else np.ones(len(aut), dtype=bool)
+        made_share[d] = float((aut * made).sum() / aut.sum())
         tries = np.maximum(0, np.minimum(N - 1, N - mlo + d) - last) * made
         gen_tests += est[d] * float((aut * tries).sum() / aut.sum())
     parts = {"generation": gen_tests * _test_seconds(cls, rng), "bounds": 0.0, "dp": 0.0,
@@ -410,7 +413,8 @@ def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
                                                ancestors, prop, threshold, exact_limit)
         priced += len(order)
         if m == mlo and ancestors > 0:
-            parts["ancestors"] += est[elo] * t_top
+            # the generated families at depth mlo - ancestors: one exact DP each
+            parts["ancestors"] += est[elo] * made_share.get(elo, 1.0) * t_top
         parts["bounds"] += est[m] * t_b
         parts["dp"] += est[m] * p_dp * t_dp
         by_m[m] = {"members": float(est[m]), "low": float(max(est[m] - _Z95 * sd[m], 0.0)),
