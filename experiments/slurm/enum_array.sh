@@ -23,6 +23,7 @@ dir=$1
 shift
 task=${SLURM_ARRAY_TASK_ID:?run me as a task of a job array (sbatch --array=...)}
 count=${SLURM_ARRAY_TASK_COUNT:?}
+mkdir -p "$dir"
 store=$dir/shard_${task}.sqlite
 log() { echo "$(date +%s.%N) task $task job ${SLURM_JOB_ID:-?} restart ${SLURM_RESTART_COUNT:-0} $*" >> "$dir/events.log"; }
 log start

@@ -238,6 +238,12 @@ class Estimate:
     seconds: float
     parts: dict = field(default_factory=dict)  #: core-seconds: generation, bounds, dp, ancestors
 
+    @property
+    def core_hours_without_dp(self) -> float:
+        """The price of generation, bounds and ancestors alone: what the run costs at the
+        least, were the bounds to decide every member."""
+        return sum(v for k, v in self.parts.items() if k != "dp") / 3600.0
+
     def as_dict(self) -> dict:
         """The estimate as JSON-ready data (the keys of ``enumerate --estimate --json``)."""
         return {"class": {"n": self.cls.n, "k": [self.cls.klo, self.cls.khi],
@@ -245,6 +251,7 @@ class Estimate:
                 "members": self.members, "members_low": self.members_low,
                 "members_high": self.members_high, "core_hours": self.core_hours,
                 "core_hours_low": self.core_hours_low, "core_hours_high": self.core_hours_high,
+                "core_hours_without_dp": self.core_hours_without_dp,
                 "confidence": 0.95, "exact": self.exact, "samples_per_m": self.samples,
                 "priced_members": self.priced, "seed": self.seed, "seconds": self.seconds,
                 "core_seconds_by_part": self.parts,
@@ -450,5 +457,6 @@ def format_estimate(e: Estimate) -> str:
     parts = ", ".join(f"{k} {v / 3600:.3g}" for k, v in e.parts.items())
     lines.append(f"core-hours: {e.core_hours:.3g} ({e.core_hours_low:.3g}-{e.core_hours_high:.3g} "
                  f"from the members' interval; {parts}); an upper estimate: the sample's best "
-                 f"ratios are below the class's, so it runs more DPs than the run will")
+                 f"ratios are below the class's, so it runs more DPs than the run will; without "
+                 f"any DP {e.core_hours_without_dp:.3g}")
     return "\n".join(lines)
