@@ -40,7 +40,8 @@ levels), tests(d) the mean number of children the generator tries below a depth-
 family and t_test one canonicity test (timed on probes). Planning the pieces, start-up and
 compilation are not counted. The sample is smaller than the class, so its best ratios (which
 let the real run skip the DP) are lower: p_DP is biased upwards, the core-hours towards too
-many. The interval on core-hours scales the estimate by the members' interval; it does not
+many where the DP dominates (measured: docs/enumerate.md); planning the pieces is not
+priced. The interval on core-hours scales the estimate by the members' interval; it does not
 account for timing noise (the machine's load) or for p_DP's own sampling error.
 
 All kernels are compiled with numba and take only arrays and scalars.
@@ -456,7 +457,7 @@ def format_estimate(e: Estimate) -> str:
     lines.append(f"  all {num(e.members):>14} {iv:>25}")
     parts = ", ".join(f"{k} {v / 3600:.3g}" for k, v in e.parts.items())
     lines.append(f"core-hours: {e.core_hours:.3g} ({e.core_hours_low:.3g}-{e.core_hours_high:.3g} "
-                 f"from the members' interval; {parts}); an upper estimate: the sample's best "
-                 f"ratios are below the class's, so it runs more DPs than the run will; without "
-                 f"any DP {e.core_hours_without_dp:.3g}")
+                 f"from the members' interval; {parts}); without any DP "
+                 f"{e.core_hours_without_dp:.3g}; the DP share is an upper estimate (the sample's "
+                 f"best ratios are below the class's)")
     return "\n".join(lines)
