@@ -114,3 +114,49 @@ def test_dask_processes_over_tcp_survive_a_killed_worker(tmp_path):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def _slurm_missing() -> str | None:
+    import shutil
+    missing = [p for p in ("munged", "slurmctld", "slurmd", "sbatch", "scontrol") if shutil.which(p) is None]
+    if missing:
+        return (f"SLURM test needs {', '.join(missing)} (Debian: apt-get install slurmctld slurmd "
+                f"munge)")
+    if os.geteuid() != 0:
+        return "SLURM test needs root (slurmd starts jobs as their submitter)"
+    return None
+
+
+@pytest.mark.cluster
+def test_slurm_job_array_with_requeue_and_merge_by_dependency(tmp_path):
+    """A one-node SLURM (experiments/slurm/one_node.sh; reused when SLURM_CONF names a
+    running one): a 3-task array, one task stops after 3 pieces on its first start (exit 3),
+    requeues itself and resumes; a merge job by --dependency=afterok; totals equal a local
+    unsharded run's. Stops the daemons it started."""
+    reason = _slurm_missing()
+    if reason:
+        pytest.skip(reason)
+    from experiments import slurm_array as sa
+
+    started = None
+    env = dict(os.environ)
+    reuse = "SLURM_CONF" in env and subprocess.run(["sinfo", "-h"], env=env, capture_output=True).returncode == 0
+    if not reuse:
+        started = tmp_path / "slurm"
+        env = sa.start(started, delay=5)
+    try:
+        args = ["-n", "6", "-k", "3", "-m", "2-9", "--property", "gap"]
+        ref = sa.local_reference(args, tmp_path)
+        res = sa.campaign(tmp_path / "array", 3, args, env, first_args="--max-pieces 3", timeout=600)
+        assert res["merge_state"] == "COMPLETED", res
+        ends = [e for e in res["events"] if e["what"].startswith("end")]
+        assert sorted(e["what"] for e in ends) == ["end rc=0"] * 3 + ["end rc=3"] * 3
+        assert len(res["requeue_waits"]) == 3
+        merged = res["merged"]
+        assert merged["complete"] and merged["hits_total"] == ref["hits_total"]
+        assert sa.totals(merged) == sa.totals(ref)
+        # OEIS A092337 row 6, m = 2..9
+        assert [merged["by_m"][str(m)]["count"] for m in range(2, 10)] == [3, 7, 21, 43, 94, 161, 249, 312]
+    finally:
+        if started is not None:
+            sa.stop(started)

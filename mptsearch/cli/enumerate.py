@@ -16,7 +16,7 @@ import click
 from ..exitcodes import INTERRUPTED, OK, TERMINATED, UNDECIDED
 from . import fail
 from ._common import (ENUMERATE_KERNELS, announce_compile, emit_json, jobs_option, out_option,
-                      progress_bar, quiet_option, time_limit_option, write_json)
+                      progress_bar, quiet_option, seed_option, time_limit_option, write_json)
 
 
 def _parse_range(text: str, what: str, any_hi: int | None = None) -> tuple[int, int]:
@@ -174,11 +174,15 @@ def _minimal(minimal_hits, cls, hits, prop, threshold, quiet: bool):
 @out_option(help="Write the summary (JSON) to PATH, atomically.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout and nothing else there.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no notes on stderr.")
+@click.option("--estimate", is_flag=True,
+              help="Do not run: print the estimated members and core-hours from a random sample "
+                   "of the class (seeded by -s; exact counts when the class is small).")
+@seed_option(help="Random seed of --estimate; the same seed gives the same estimate of members.")
 @click.option("--progress/--no-progress", "progress", default=True, hidden=True,
               help="Kept for older scripts: --no-progress hides the progress (see -q).")
 def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, journal_mode, shard,
                   jobs, scheduler, scheduler_file, backend, max_pieces, max_hits, exact_limit,
-                  ancestors, time_limit, out, as_json, quiet, progress):
+                  ancestors, time_limit, out, as_json, quiet, estimate, seed, progress):
     """Enumerate every family of distinct requests on CHUNKS chunks once up to relabelling,
     evaluate OPT_free, OPT_glob and the heuristics, and list the members with the property.
 
@@ -225,6 +229,18 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
         from ..enumerate.genbg import genbg_path
         if genbg_path() is None:
             fail("--backend genbg needs nauty's genbg on PATH (Debian: apt-get install nauty)")
+    if estimate:
+        from ..enumerate.estimate import estimate_class, format_estimate
+        try:
+            est = estimate_class(cls, seed=seed, prop=prop, threshold=thr,
+                                 exact_limit=exact_limit or EXACT_M_LIMIT,
+                                 ancestors=DEFAULT_ANCESTORS if ancestors is None else ancestors)
+        except InstanceError as exc:
+            fail(str(exc))
+        _emit(est.as_dict(), as_json, out)
+        if not as_json:
+            click.echo(format_estimate(est))
+        return OK
     if store is None:
         name = f"n{chunks}_k{klo}-{khi}_m{mlo}-{cls.m_top}_{prop}"
         if prop in ("ratio", "shortfall"):
