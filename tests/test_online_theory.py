@@ -220,6 +220,20 @@ def test_committed_exhaustive_table_matches_a_recomputation():
     assert Fraction(rows[(10, 4)]["ratio"]) == Fraction(8, 3)
 
 
+def test_example4p_filler_every_response():
+    """Example 4': R_1 = {a, b}, filler R_2 = {c}, R_3 = R_1 - first(s_1) + {x} at W = 2 (s_1 is
+    committed before R_3 is revealed). Every response pays 5; OPT_free = 4 (exact DP)."""
+    a, b, c, x = 0, 1, 2, 3
+    costs, opts = [], set()
+    for s1 in ((a, b), (b, a)):  # the algorithm's order of R_1 (it has seen R_1, R_2)
+        r3 = [s1[1], x]  # the adversary drops s_1's first chunk
+        opts.add(opt_free(from_lists([[a, b], [c], r3])).value)
+        for s3 in (tuple(r3), tuple(reversed(r3))):  # every order of R_3
+            costs.append(trie_cost([s1, (c,), s3]))
+    assert costs == [5, 5, 5, 5] and opts == {4}
+    assert trie_cost([(b, a), (c,), (b, x)]) == 4  # the offline layout: b first
+
+
 # ---- Theorem 5: randomised algorithms --------------------------------------------------------
 
 @pytest.mark.parametrize("k", [2, 3, 4])
