@@ -218,7 +218,7 @@ def main(argv=None):
             e_alg, e_opt = random_drop_value(k, L)
             rdrop.append({"k": k, "L": L, "least_expected_alg": str(e_alg), "expected_opt_free": str(e_opt),
                           "ratio": str(e_alg / e_opt), "ratio_float": round(float(e_alg / e_opt), 4),
-                          "theorem5": str(randomized_lower_bound(k))})
+                          "theorem_r": str(randomized_lower_bound(k))})
     run.write_csv("random_drop.csv", rdrop)
     bounds = []
     for k in list(range(2, 11)) + [16, 32, 64, 128, 1000]:
@@ -229,7 +229,7 @@ def main(argv=None):
         bounds.append({"k": k, "det_lower_closed_form": str(closed), "closed_form_L": L, "closed_form_via": which,
                        "det_lower_exhaustive": "" if ex is None else str(ex),
                        "det_lower": str(det), "det_lower_float": round(float(det), 4),
-                       "rand_lower_theorem5": str(randomized_lower_bound(k)),
+                       "rand_lower_theorem_r": str(randomized_lower_bound(k)),
                        "rand_lower": str(rnd), "rand_lower_float": round(float(rnd), 4),
                        "upper_every_algorithm": k,
                        "online_layouter_star_m1000": round(k * 1000 / (1000 + k - 1), 4)})

@@ -234,7 +234,7 @@ def test_example4p_filler_every_response():
     assert trie_cost([(b, a), (c,), (b, x)]) == 4  # the offline layout: b first
 
 
-# ---- Theorem 5: randomised algorithms --------------------------------------------------------
+# ---- Theorem R (docs/online.md): randomised algorithms ----------------------------------------
 
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_random_drop_least_expected_cost(k):
@@ -246,11 +246,11 @@ def test_random_drop_least_expected_cost(k):
 def test_random_drop_chains_expectimin():
     from mptsearch.online_families import random_drop_value
 
-    assert random_drop_value(2, 2) == (Fraction(7, 2), Fraction(3))  # Theorem 5's gadget
+    assert random_drop_value(2, 2) == (Fraction(7, 2), Fraction(3))  # Theorem R's gadget
     assert random_drop_value(3, 2) == (Fraction(5), Fraction(4))
     assert random_drop_value(2, 4) == (Fraction(13, 2), Fraction(23, 4))
     assert random_drop_value(3, 3) == (Fraction(7), Fraction(17, 3))
-    assert random_drop_value(3, 4) == (Fraction(9), Fraction(64, 9))  # 81/64 > Theorem 5's 5/4
+    assert random_drop_value(3, 4) == (Fraction(9), Fraction(64, 9))  # 81/64 > Theorem R's 5/4
 
 
 def test_committed_random_drop_table():
