@@ -209,6 +209,26 @@ def test_deterministic_lower_bound_values():
     assert via == "segment" and r > 1000 / (4 * 10)
 
 
+def _max_over_all_lengths(k):
+    """Largest k L / bound over every L >= 2, per bound. The caterpillar's ratio
+    L / (L - (k-1)/2) decreases for L >= k + 1; bound (b)'s k L / ((k+L-1) 2c) increases in L
+    at fixed c = ceil(log2 L) >= 3 and is below k / (2c), so L <= 64 and powers of two suffice."""
+    cat = max(Fraction(k * L, caterpillar_bound(k, L)) for L in range(2, k + 3))
+    lengths = sorted(set(range(2, 65)) | {2 ** c for c in range(1, 31)})
+    seg = max((Fraction(k * L, segment_bound(k, L)), L) for L in lengths)
+    assert Fraction(k, 2 * 31) < seg[0]  # the tail beyond 2^30 cannot win
+    return cat, seg
+
+
+def test_segment_bound_overtakes_the_caterpillar_at_k_343():
+    assert all(_max_over_all_lengths(k)[0] >= _max_over_all_lengths(k)[1][0] for k in (2, 10, 128, 342))
+    cat, (seg, _) = _max_over_all_lengths(343)
+    assert seg > cat
+    assert _max_over_all_lengths(1000)[1] == (Fraction(4096000, 119483), 8192)
+    assert deterministic_lower_bound(1000)[:2] == (Fraction(508000, 15189), 4064)  # L <= 4k + 64 only
+    assert deterministic_lower_bound(385)[2] == "caterpillar" and deterministic_lower_bound(386)[2] == "segment"
+
+
 def test_committed_exhaustive_table_matches_a_recomputation():
     from experiments.online import drop_first_exact
 
