@@ -82,8 +82,9 @@ def test_online_star_large_and_the_core_first_layout(k, m, W):
 
 
 def test_online_star_limits():
-    """docs/online.md after Proposition 6: a short history, or the class fed labels directly
-    (ties by first appearance), escapes the family."""
+    """docs/online.md, Proposition 6 and after: a short history, the class fed labels directly
+    (ties by first appearance), or relabelling the core below the private chunks escapes the
+    family (Proposition 6 is about the labelled function)."""
     k, m = 3, 6
     lines = online_star(k, m, 1)
     w = ones(lines)
@@ -93,6 +94,10 @@ def test_online_star_limits():
         out.update(lay.add(r, id=j))
     out.update(lay.flush())
     assert trie_cost([out[j] for j in range(m)]) == 10
+    core = sorted(set.intersection(*map(set, lines)))  # relabel: the core below the private chunks
+    rank = {x: i for i, x in enumerate(core + sorted(set().union(*map(set, lines)) - set(core)))}
+    relabelled = [[rank[x] for x in r] for r in lines]
+    assert core == [6, 7] and trie_cost(online_layout(relabelled, w, 1)) == 8 == k + m - 1
 
 
 def test_online_family_summary_and_cli(capsys):
