@@ -55,7 +55,7 @@ def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
     ax.plot(xs, [float(b["det_lower_float"])] * 2, "b-",
             label=f"lower bound, every deterministic algorithm: {b['det_lower']} (Thm. 3)")
     ax.plot(xs, [float(b["rand_lower_float"])] * 2, "b:",
-            label=f"lower bound, randomised: {b['rand_lower']} (Thm. 5)")
+            label=f"lower bound, randomised: {b['rand_lower']} (Thm. R)")
     if lr:
         ax.step([int(r["W"]) for r in lr], [float(r["det_lower_float"]) for r in lr], "g-", where="post",
                 label=f"lower bound on streams of m = {lr[0]['m']} requests (Cor. 4; nothing proved past W = m / 2)")

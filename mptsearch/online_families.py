@@ -120,14 +120,14 @@ def drop_first_adversary(k: int, length: int, window: int, algorithm) -> tuple[l
 
 def caterpillar_bound(k: int, length: int) -> int:
     """Upper bound on OPT_free of every drop-first gadget of ``length`` L requests of size k:
-    k + sum_{j=1}^{L-1} min(j, k) (Lemma 4a: the arrival-order caterpillar)."""
+    k + sum_{j=1}^{L-1} min(j, k) (Lemma 3a: the arrival-order caterpillar)."""
     t = min(length - 1, k)  # sum_{j=1}^{t} (k - j), the terms k - j > 0 (and j = k adds 0)
     return k * length - (t * k - t * (t + 1) // 2)
 
 
 def segment_bound(k: int, length: int) -> int:
     """Upper bound on OPT_free of every drop-first gadget: (k + L - 1) min(L, 2 ceil(log2 L))
-    for L >= 2 (Lemma 4b: the balanced hierarchy over the arrival line)."""
+    for L >= 2 (Lemma 3b: the balanced hierarchy over the arrival line)."""
     if length < 2:
         return k
     return (k + length - 1) * min(length, 2 * ceil(log2(length)))
@@ -147,13 +147,14 @@ def deterministic_lower_bound(k: int, max_length: int | None = None) -> tuple[Fr
 
 
 def randomized_lower_bound(k: int) -> Fraction:
-    """(3k+1) / (2k+2): the random-drop bound on randomised algorithms, every W (Theorem 5)."""
+    """(3k+1) / (2k+2): the random-drop bound on randomised algorithms, every W
+    (docs/online.md, Theorem R)."""
     return Fraction(3 * k + 1, 2 * k + 2)
 
 
 def random_drop_min_expected(k: int, cost: Callable) -> Fraction:
-    """Exhaustive check of Theorem 5's gadget: the least expected cost over every deterministic
-    window-1 algorithm (every order of R_1, and for each dropped chunk every order of R_2) of
+    """Exhaustive check of Theorem R's gadget (docs/online.md): the least expected cost over
+    every deterministic window-1 algorithm (every order of R_1, and for each dropped chunk every order of R_2) of
     R_1 = {0..k-1}, R_2 = R_1 - u + {k}, u uniform. ``cost(seqs)`` is the trie cost.
     O(k! * k * k!) trie costs."""
     best = None
@@ -250,7 +251,7 @@ def online_family_summary(name: str, k: int | None, m: int = 8, window: int = 1,
 
 
 def random_drop_value(k: int, length: int) -> tuple[Fraction, Fraction]:
-    """The random-drop chain of ``length`` L (docs/online.md, Theorem 5'): R_1 = {0..k-1},
+    """The random-drop chain of ``length`` L (docs/online.md, table row TR'): R_1 = {0..k-1},
     R_{j+1} = R_j - u_j + {k+j-1}, u_j uniform in R_j, independent of the algorithm.
 
     Returns (least expected trie cost over every deterministic window-1 algorithm, exact by

@@ -82,8 +82,9 @@ def test_online_star_large_and_the_core_first_layout(k, m, W):
 
 
 def test_online_star_limits():
-    """docs/online.md after Proposition 6: a short history, or the class fed labels directly
-    (ties by first appearance), escapes the family."""
+    """docs/online.md, Proposition 6 and after: a short history, the class fed labels directly
+    (ties by first appearance), or relabelling the core below the private chunks escapes the
+    family (Proposition 6 is about the labelled function)."""
     k, m = 3, 6
     lines = online_star(k, m, 1)
     w = ones(lines)
@@ -93,6 +94,10 @@ def test_online_star_limits():
         out.update(lay.add(r, id=j))
     out.update(lay.flush())
     assert trie_cost([out[j] for j in range(m)]) == 10
+    core = sorted(set.intersection(*map(set, lines)))  # relabel: the core below the private chunks
+    rank = {x: i for i, x in enumerate(core + sorted(set().union(*map(set, lines)) - set(core)))}
+    relabelled = [[rank[x] for x in r] for r in lines]
+    assert core == [6, 7] and trie_cost(online_layout(relabelled, w, 1)) == 8 == k + m - 1
 
 
 def test_online_family_summary_and_cli(capsys):
@@ -209,6 +214,26 @@ def test_deterministic_lower_bound_values():
     assert via == "segment" and r > 1000 / (4 * 10)
 
 
+def _max_over_all_lengths(k):
+    """Largest k L / bound over every L >= 2, per bound. The caterpillar's ratio
+    L / (L - (k-1)/2) decreases for L >= k + 1; bound (b)'s k L / ((k+L-1) 2c) increases in L
+    at fixed c = ceil(log2 L) >= 3 and is below k / (2c), so L <= 64 and powers of two suffice."""
+    cat = max(Fraction(k * L, caterpillar_bound(k, L)) for L in range(2, k + 3))
+    lengths = sorted(set(range(2, 65)) | {2 ** c for c in range(1, 31)})
+    seg = max((Fraction(k * L, segment_bound(k, L)), L) for L in lengths)
+    assert Fraction(k, 2 * 31) < seg[0]  # the tail beyond 2^30 cannot win
+    return cat, seg
+
+
+def test_segment_bound_overtakes_the_caterpillar_at_k_343():
+    assert all(_max_over_all_lengths(k)[0] >= _max_over_all_lengths(k)[1][0] for k in (2, 10, 128, 342))
+    cat, (seg, _) = _max_over_all_lengths(343)
+    assert seg > cat
+    assert _max_over_all_lengths(1000)[1] == (Fraction(4096000, 119483), 8192)
+    assert deterministic_lower_bound(1000)[:2] == (Fraction(508000, 15189), 4064)  # L <= 4k + 64 only
+    assert deterministic_lower_bound(385)[2] == "caterpillar" and deterministic_lower_bound(386)[2] == "segment"
+
+
 def test_committed_exhaustive_table_matches_a_recomputation():
     from experiments.online import drop_first_exact
 
@@ -220,7 +245,21 @@ def test_committed_exhaustive_table_matches_a_recomputation():
     assert Fraction(rows[(10, 4)]["ratio"]) == Fraction(8, 3)
 
 
-# ---- Theorem 5: randomised algorithms --------------------------------------------------------
+def test_example4p_filler_every_response():
+    """Example 4': R_1 = {a, b}, filler R_2 = {c}, R_3 = R_1 - first(s_1) + {x} at W = 2 (s_1 is
+    committed before R_3 is revealed). Every response pays 5; OPT_free = 4 (exact DP)."""
+    a, b, c, x = 0, 1, 2, 3
+    costs, opts = [], set()
+    for s1 in ((a, b), (b, a)):  # the algorithm's order of R_1 (it has seen R_1, R_2)
+        r3 = [s1[1], x]  # the adversary drops s_1's first chunk
+        opts.add(opt_free(from_lists([[a, b], [c], r3])).value)
+        for s3 in (tuple(r3), tuple(reversed(r3))):  # every order of R_3
+            costs.append(trie_cost([s1, (c,), s3]))
+    assert costs == [5, 5, 5, 5] and opts == {4}
+    assert trie_cost([(b, a), (c,), (b, x)]) == 4  # the offline layout: b first
+
+
+# ---- Theorem R (docs/online.md): randomised algorithms ----------------------------------------
 
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_random_drop_least_expected_cost(k):
@@ -232,11 +271,11 @@ def test_random_drop_least_expected_cost(k):
 def test_random_drop_chains_expectimin():
     from mptsearch.online_families import random_drop_value
 
-    assert random_drop_value(2, 2) == (Fraction(7, 2), Fraction(3))  # Theorem 5's gadget
+    assert random_drop_value(2, 2) == (Fraction(7, 2), Fraction(3))  # Theorem R's gadget
     assert random_drop_value(3, 2) == (Fraction(5), Fraction(4))
     assert random_drop_value(2, 4) == (Fraction(13, 2), Fraction(23, 4))
     assert random_drop_value(3, 3) == (Fraction(7), Fraction(17, 3))
-    assert random_drop_value(3, 4) == (Fraction(9), Fraction(64, 9))  # 81/64 > Theorem 5's 5/4
+    assert random_drop_value(3, 4) == (Fraction(9), Fraction(64, 9))  # 81/64 > Theorem R's 5/4
 
 
 def test_committed_random_drop_table():
