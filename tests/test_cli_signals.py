@@ -105,3 +105,29 @@ def test_the_best_so_far_is_written_uncertified(tmp_path, capsys, monkeypatch):
     assert rec["best"]["instance"] and f'mptsearch verify "{rec["best"]["instance"]}"' in rec["best"]["note"]
     assert err.strip().splitlines()[-1].startswith("mptsearch: interrupted: best so far after")
     assert f"written to {out}" in err
+
+
+def test_local_workers_start_with_ctrl_c_blocked():
+    """A worker that is still importing when Ctrl-C lands must not print a traceback: while the
+    annealer runs, loky starts its workers with SIGINT and SIGTERM blocked, and the driver's own
+    mask is back as soon as the spawn returns (a signal meanwhile waits for it, it is not lost)."""
+    from joblib.externals.loky.backend import fork_exec as loky_spawn
+
+    from mptsearch.search.parallel import _workers_start_with_signals_blocked
+
+    def child_blocks():
+        r, w = os.pipe()
+        code = (f"import os, signal; m = signal.pthread_sigmask(signal.SIG_BLOCK, []); "
+                f"os.write({w}, repr(sorted(int(s) for s in m if s in (signal.SIGINT, signal.SIGTERM))).encode())")
+        pid = loky_spawn.fork_exec([sys.executable, "-c", code], [w])
+        os.close(w)
+        os.waitpid(pid, 0)
+        with os.fdopen(r) as f:
+            return f.read()
+
+    both = repr(sorted([int(signal.SIGINT), int(signal.SIGTERM)]))
+    assert child_blocks() == "[]"
+    with _workers_start_with_signals_blocked():
+        assert child_blocks() == both
+        assert not set(signal.pthread_sigmask(signal.SIG_BLOCK, [])) & {signal.SIGINT, signal.SIGTERM}
+    assert child_blocks() == "[]"

@@ -12,7 +12,9 @@ restarts by exact objective (a fraction), ties to the lowest restart index.
 from __future__ import annotations
 
 import math
+import signal
 import time
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -61,10 +63,40 @@ def _worker_ignores_signals() -> None:
     """Local workers leave SIGINT and SIGTERM to the driver: Ctrl-C reaches the whole process
     group, and a worker dying of it would lose its round and print a traceback. The driver
     stops them (joblib kills its workers when a call is interrupted)."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+# The initializer above runs only once a worker has imported joblib and numpy: a Ctrl-C during
+# those first seconds (common on a loaded machine) would still print the worker's traceback.
+# So while the driver runs local workers, loky starts each one with SIGINT and SIGTERM blocked:
+# the spawning thread blocks them for the duration of the spawn call, the child inherits that
+# mask through exec (Python does not unblock them), and the driver unblocks them as soon as the
+# call returns, so a signal that lands meanwhile is delivered to the driver then, not lost.
+_SHIELDED = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _workers_start_with_signals_blocked():
+    try:
+        from joblib.externals.loky.backend import fork_exec as loky_spawn
+    except ImportError:  # another joblib layout: the initializer alone protects the workers
+        yield
+        return
+    original = loky_spawn.fork_exec
+
+    def spawn(*args, **kwargs):
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, _SHIELDED)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+    loky_spawn.fork_exec = spawn
+    try:
+        yield
+    finally:
+        loky_spawn.fork_exec = original
 
 
 def _better(a: RestartState, b: RestartState | None) -> bool:
@@ -238,7 +270,8 @@ def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
         # 21). A plain Parallel called once per round kills them and starts none.
         kw = {} if client is not None else {"initializer": _worker_ignores_signals}
         par = joblib.Parallel(n_jobs=jobs if client is None else -1, prefer=None, **kw)
-        _loop(rounds, par, jobs == 1 and client is None, time_limit, piece_seconds, progress)
+        with _workers_start_with_signals_blocked() if client is None else nullcontext():
+            _loop(rounds, par, jobs == 1 and client is None, time_limit, piece_seconds, progress)
     except KeyboardInterrupt:
         rounds.run.stopped = "interrupted"
     finally:
