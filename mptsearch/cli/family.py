@@ -11,7 +11,7 @@ from ._common import emit_json, fail, json_option, out_option, quiet_option, wri
 @click.command("family")
 @click.argument("name", metavar="NAME")
 @click.option("-k", "--k", "k", type=click.IntRange(2), default=None,
-              help="Request size (leave-one-out: n = K+1 chunks; k4-3 and record are fixed).")
+              help="Request size (leave-one-out: n = K+1 chunks; k4-3 and record are fixed; greedy-trap: q).")
 @click.option("--cores", type=click.IntRange(2), default=3, show_default=True,
               help="Number of cores of the sunflowers family.")
 @click.option("--with-cores", is_flag=True,
@@ -21,19 +21,26 @@ from ._common import emit_json, fail, json_option, out_option, quiet_option, wri
 @out_option("Also write the JSON object to PATH, atomically.")
 @click.option("--max-free-m", type=click.IntRange(1, 25), default=16, show_default=True,
               help="Run the exact OPT_free DP (O(3^m)) up to this many requests.")
-def family(name, k, cores, with_cores, max_free_m, as_json, quiet, out):
+@click.option("--heavy", type=click.IntRange(1), default=None,
+              help="greedy-trap: the heavy chunk's weight W  [default: q^3]")
+def family(name, k, cores, with_cores, max_free_m, heavy, as_json, quiet, out):
     """Build the family NAME at request size K and solve it: exact OPT_glob with an optimal
     global order (orbit DP, docs/theta_k.md), a free layout with its trie cost, and the ratio.
 
     NAME is two-sunflowers (D_k), sunflowers (S(c,k): c cores of K-1 chunks, --cores,
-    --with-cores), leave-one-out (n = K+1), k4-3 or record.
-    Exit code 1 if the order's recomputed trie cost differs from OPT_glob.
+    --with-cores), leave-one-out (n = K+1), k4-3 or record; or greedy-trap (G(q, W), --k is
+    q, --heavy W: level-wise greedy's cost / OPT_free tends to q, mptsearch/heuristic_families.py).
+    Exit code 1 if the order's recomputed trie cost differs from OPT_glob (greedy-trap: if a
+    cost on the trie differs from the proved one).
     """
     from ..families import FAMILY_NAMES, family_summary
+    from ..heuristic_families import HEURISTIC_FAMILY_NAMES
     from ..instance import InstanceError
 
-    if name not in FAMILY_NAMES:
-        fail(f"unknown family {name!r}; choose from {', '.join(FAMILY_NAMES)}")
+    if name in HEURISTIC_FAMILY_NAMES:
+        return _heuristic_family(name, k, heavy, max_free_m, as_json, quiet, out)
+    if name not in FAMILY_NAMES + HEURISTIC_FAMILY_NAMES:
+        fail(f"unknown family {name!r}; choose from {', '.join(FAMILY_NAMES + HEURISTIC_FAMILY_NAMES)}")
     try:
         res = family_summary(name, k, cores=cores, with_cores=with_cores, max_free_m=max_free_m)
     except InstanceError as exc:
@@ -60,5 +67,33 @@ def family(name, k, cores, with_cores, max_free_m, as_json, quiet, out):
     if res["order_cost"] != res["opt_glob"]:
         click.echo(f"mptsearch: error: the order costs {res['order_cost']} on the trie, not {res['opt_glob']}",
                    err=True)
+        return FAILED
+    return OK
+
+
+def _heuristic_family(name, q, heavy, max_free_m, as_json, quiet, out):
+    """A family on which a heuristic's cost ratio grows (mptsearch/heuristic_families.py)."""
+    from ..heuristic_families import greedy_trap_summary
+    from ..instance import InstanceError
+
+    if q is None:
+        fail(f"{name} needs --k (q, the requests holding the heavy chunk)")
+    try:
+        res = greedy_trap_summary(q, heavy, max_free_m=max_free_m)
+    except InstanceError as exc:
+        fail(str(exc))
+    if out:
+        write_json(out, res)
+    if as_json:
+        emit_json(res)
+    else:
+        click.echo(f"{name} q={res['q']} W={res['heavy']}: n={res['n']} chunks, m={res['m']} requests of 2 chunks")
+        click.echo(f"greedy cost  {res['greedy_cost']}  (proved q(W+q+1) = {res['greedy_cost_proved']})")
+        click.echo(f"free layout  {res['free_cost']}  (proved W+q^2+2q = {res['free_cost_proved']})")
+        if res["opt_free"] is not None:
+            click.echo(f"OPT_free     {res['opt_free']}  (exact DP)  greedy / OPT_free = {res['ratio']:.4f}")
+        click.echo(f"greedy / OPT_free >= {res['ratio_lower_bound']} = {res['ratio_lower_bound_float']:.4f} (proved)")
+    if (res["greedy_cost"], res["free_cost"]) != (res["greedy_cost_proved"], res["free_cost_proved"]):
+        click.echo("mptsearch: error: a cost on the trie differs from the proved one", err=True)
         return FAILED
     return OK
