@@ -22,7 +22,7 @@ from ._common import emit_json, fail, json_option, out_option, quiet_option, wri
 @click.option("--max-free-m", type=click.IntRange(1, 25), default=16, show_default=True,
               help="Run the exact OPT_free DP (O(3^m)) up to this many requests.")
 @click.option("--heavy", type=click.IntRange(1), default=None,
-              help="greedy-trap: the heavy chunk's weight W  [default: q^3]")
+              help="greedy-trap: the heavy chunks' weight W  [default: q^2]")
 def family(name, k, cores, with_cores, max_free_m, heavy, as_json, quiet, out):
     """Build the family NAME at request size K and solve it: exact OPT_glob with an optimal
     global order (orbit DP, docs/theta_k.md), a free layout with its trie cost, and the ratio.
@@ -77,7 +77,7 @@ def _heuristic_family(name, q, heavy, max_free_m, as_json, quiet, out):
     from ..instance import InstanceError
 
     if q is None:
-        fail(f"{name} needs --k (q, the requests holding the heavy chunk)")
+        fail(f"{name} needs --k (q, the number of heavy chunks)")
     try:
         res = greedy_trap_summary(q, heavy, max_free_m=max_free_m)
     except InstanceError as exc:
@@ -87,9 +87,9 @@ def _heuristic_family(name, q, heavy, max_free_m, as_json, quiet, out):
     if as_json:
         emit_json(res)
     else:
-        click.echo(f"{name} q={res['q']} W={res['heavy']}: n={res['n']} chunks, m={res['m']} requests of 2 chunks")
-        click.echo(f"greedy cost  {res['greedy_cost']}  (proved q(W+q+1) = {res['greedy_cost_proved']})")
-        click.echo(f"free layout  {res['free_cost']}  (proved W+q^2+2q = {res['free_cost_proved']})")
+        click.echo(f"{name} q={res['q']} W={res['heavy']}: n={res['n']} chunks, m={res['m']} requests of at most 2 chunks")
+        click.echo(f"greedy cost  {res['greedy_cost']}  (proved q^2 W + q - 1 = {res['greedy_cost_proved']})")
+        click.echo(f"free layout  {res['free_cost']}  (proved qW + q^2 - q + 1 = {res['free_cost_proved']})")
         if res["opt_free"] is not None:
             click.echo(f"OPT_free     {res['opt_free']}  (exact DP)  greedy / OPT_free = {res['ratio']:.4f}")
         click.echo(f"greedy / OPT_free >= {res['ratio_lower_bound']} = {res['ratio_lower_bound_float']:.4f} (proved)")
