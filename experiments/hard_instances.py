@@ -74,52 +74,38 @@ def _search(objective: str, k: int, m: int, weights, seed: int, **extra):
     return cert, run, cmd
 
 
-def _row(cert, run, cmd, **fields) -> dict:
-    frac = Fraction(cert["fraction"])
-    row = dict(fields)
-    row.update(n=cert["n"], m=cert["m"], ratio=cert["fraction"], ratio_float=round(float(frac), 6))
-    return row, {"opt_free": cert["opt_free"], "requests": cert["requests"], "instance_weights": cert["weights"],
-                 "certified": cert["certified"], "evaluations": run.evaluations,
-                 "seconds": round(run.seconds, 2), "command": cmd}
+def _grid(path, data: dict, objective: str, cells, cost_key: str) -> None:
+    """One search per cell (label, k, m, weights, options, row fields); rewrite ``path`` after
+    each, so an interrupted run keeps what it finished."""
+    t0 = time.perf_counter()
+    for label, k, m, weights, extra, fields in cells:
+        t = time.perf_counter()
+        cert, run, cmd = _search(objective, k, m, weights, data["seed"], **extra)
+        row = dict(fields, k=k, n=cert["n"], m=cert["m"], ratio=cert["fraction"],
+                   ratio_float=round(float(Fraction(cert["fraction"])), 6))
+        row.update({cost_key: cert[cost_key], "opt_free": cert["opt_free"], "requests": cert["requests"],
+                    "instance_weights": cert["weights"], "certified": cert["certified"],
+                    "evaluations": run.evaluations, "seconds": round(run.seconds, 2), "command": cmd})
+        data["rows"].append(row)
+        data["timings"][label] = round(time.perf_counter() - t, 2)
+        data["timings"]["total"] = round(time.perf_counter() - t0, 2)
+        _write(path, data)
+        print(f"{label}: {row['ratio']} = {row['ratio_float']:.4f} certified={row['certified']} "
+              f"[{time.perf_counter() - t:.1f} s]", flush=True)
 
 
 def run_searches(seed: int, only: str | None) -> None:
     config = {"chunks": N, "k": "1..k", "steps": STEPS, "restart_steps": RESTART_STEPS, "jobs": 1}
     if only in (None, "approximation"):
         data = _header("cost-ratio", dict(config, heuristics=HEURISTICS, weights=WEIGHTS, ks=KS, ms=MS), seed)
-        t0 = time.perf_counter()
-        for h in HEURISTICS:
-            for w in WEIGHTS:
-                for k in KS:
-                    for m in MS:
-                        t = time.perf_counter()
-                        cert, run, cmd = _search("cost-ratio", k, m, w, seed, heuristic=h)
-                        row, rest = _row(cert, run, cmd, heuristic=h, weights=f"{w[0]}-{w[1]}", k=k)
-                        row["heuristic_cost"] = cert["heuristic_cost"]
-                        row.update(rest)
-                        data["rows"].append(row)
-                        data["timings"][f"{h} w{w[1]} k{k} m{m}"] = round(time.perf_counter() - t, 2)
-                        data["timings"]["total"] = round(time.perf_counter() - t0, 2)
-                        _write(APPROX / "search.json", data)
-                        print(f"{h} w1-{w[1]} k={k} m={m}: {row['ratio']} = {row['ratio_float']:.4f} "
-                              f"certified={row['certified']} [{time.perf_counter() - t:.1f} s]", flush=True)
+        cells = [(f"{h} w{w[0]}-{w[1]} k{k} m{m}", k, m, w, {"heuristic": h}, {"heuristic": h, "weights": f"{w[0]}-{w[1]}"})
+                 for h in HEURISTICS for w in WEIGHTS for k in KS for m in MS]
+        _grid(APPROX / "search.json", data, "cost-ratio", cells, "heuristic_cost")
     if only in (None, "online"):
         data = _header("online", dict(config, windows=WINDOWS, ks=KS, ms=MS, weights=[1, 1]), seed)
-        t0 = time.perf_counter()
-        for W in WINDOWS:
-            for k in KS:
-                for m in MS:
-                    t = time.perf_counter()
-                    cert, run, cmd = _search("online", k, m, (1, 1), seed, window=W)
-                    row, rest = _row(cert, run, cmd, window=W, k=k)
-                    row["online_cost"] = cert["online_cost"]
-                    row.update(rest)
-                    data["rows"].append(row)
-                    data["timings"][f"W{W} k{k} m{m}"] = round(time.perf_counter() - t, 2)
-                    data["timings"]["total"] = round(time.perf_counter() - t0, 2)
-                    _write(ONLINE / "search.json", data)
-                    print(f"online W={W} k={k} m={m}: {row['ratio']} = {row['ratio_float']:.4f} "
-                          f"certified={row['certified']} [{time.perf_counter() - t:.1f} s]", flush=True)
+        cells = [(f"W{W} k{k} m{m}", k, m, (1, 1), {"window": W}, {"window": W})
+                 for W in WINDOWS for k in KS for m in MS]
+        _grid(ONLINE / "search.json", data, "online", cells, "online_cost")
 
 
 def table_md(data: dict) -> str:

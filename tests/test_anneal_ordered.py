@@ -5,6 +5,7 @@ import json
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from mptsearch.cli import main
 from mptsearch.instance import from_lists
@@ -74,29 +75,25 @@ def _layout_cost(best, key):
     return inst, trie_cost(inst, layout)
 
 
-def test_cli_cost_ratio_json(capsys):
-    assert main(["anneal", "--objective", "cost-ratio", "--heuristic", "greedy", *SHORT]) == 0
+@pytest.mark.parametrize("args,keys,cost,layout,kwargs", [
+    (["--objective", "cost-ratio", "--heuristic", "greedy"],
+     ("requests", "weights", "opt_free", "heuristic", "heuristic_cost", "heuristic_layout", "certified"),
+     "heuristic_cost", "heuristic_layout", {"heuristic": "greedy"}),
+    (["--objective", "online", "--window", "2"],
+     ("requests", "weights", "window", "online_cost", "online_layout", "opt_free", "certified"),
+     "online_cost", "online_layout", {"window": 2}),
+])
+def test_cli_json_keys_and_the_layout_costs_what_it_says(capsys, args, keys, cost, layout, kwargs):
+    assert main(["anneal", *args, *SHORT]) == 0
     rec = json.loads(capsys.readouterr().out)
     best = rec["best"]
-    for key in ("requests", "weights", "opt_free", "heuristic", "heuristic_cost", "heuristic_layout", "certified"):
-        assert key in best
-    assert best["heuristic"] == "greedy" and rec["settings"]["heuristic"] == "greedy"
-    inst, cost = _layout_cost(best, "heuristic_layout")
-    assert cost == best["heuristic_cost"]
-    assert objective_value(inst, "cost-ratio", heuristic="greedy") == (best["heuristic_cost"], best["opt_free"])
+    assert all(key in best for key in keys)
+    for key, val in kwargs.items():
+        assert best[key] == val and rec["settings"][key] == val
+    inst, layout_cost = _layout_cost(best, layout)
+    assert layout_cost == best[cost]
+    assert objective_value(inst, best["objective"], **kwargs) == (best[cost], best["opt_free"])
     assert best["certified"] is True
-
-
-def test_cli_online_json(capsys):
-    assert main(["anneal", "--objective", "online", "--window", "2", *SHORT]) == 0
-    rec = json.loads(capsys.readouterr().out)
-    best = rec["best"]
-    for key in ("requests", "weights", "window", "online_cost", "online_layout", "opt_free", "certified"):
-        assert key in best
-    assert best["window"] == 2
-    inst, cost = _layout_cost(best, "online_layout")
-    assert cost == best["online_cost"]
-    assert objective_value(inst, "online", window=2) == (best["online_cost"], best["opt_free"])
 
 
 def test_cli_refuses_an_unknown_heuristic(capsys):
