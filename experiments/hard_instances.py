@@ -165,6 +165,11 @@ def plots(data: dict) -> list[str]:
         if axis == "k":
             ks = sorted({r["k"] for r in data["rows"]})
             ax.plot(ks, ks, color="k", ls=":", lw=1, label="Lemma 3: heaviest-first <= k")
+        else:  # the proved family at the search's largest weight, where m = q^2 + 1 is in range
+            W, ms = max(int(r["weights"].split("-")[1]) for r in data["rows"]), [r["m"] for r in data["rows"]]
+            qs = [q for q in range(2, 10) if min(ms) <= q * q + 1 <= max(ms)]
+            ax.plot([q * q + 1 for q in qs], [(q * q * W + q - 1) / (q * W + q * q - q + 1) for q in qs], "k*",
+                    ms=8, label=f"greedy on G(q, {W}), k = 2, m = q^2+1 (proved)")
         ax.set_xlabel(axis)
         ax.set_ylabel("worst heuristic cost / OPT_free found")
         ax.set_title(f"annealed worst case, max over {other} (computed lower bounds)")
