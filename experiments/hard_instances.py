@@ -46,12 +46,11 @@ def _write(path, data) -> None:
     tmp.replace(path)
 
 
-def _header(kind: str, config: dict, seed: int) -> dict:
+def _header(kind: str, config: dict, seed: int, commit: str) -> dict:
     import mptsearch
-    from mptsearch.provenance import git_commit
 
     return {"experiment": f"hard_instances ({kind})", "config": config, "seed": seed,
-            "version": mptsearch.__version__, "git_commit": git_commit() or "unknown", "machine": machine(),
+            "version": mptsearch.__version__, "git_commit": commit, "machine": machine(),
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "command": " ".join(["python -m experiments.hard_instances"] + sys.argv[1:]).strip(),
             "timings": {}, "rows": []}
@@ -95,14 +94,17 @@ def _grid(path, data: dict, objective: str, cells, cost_key: str) -> None:
 
 
 def run_searches(seed: int, only: str | None) -> None:
+    from mptsearch.provenance import git_commit
+
+    commit = git_commit() or "unknown"  # before the first file is written, which would dirty the tree
     config = {"chunks": N, "k": "1..k", "steps": STEPS, "restart_steps": RESTART_STEPS, "jobs": 1}
     if only in (None, "approximation"):
-        data = _header("cost-ratio", dict(config, heuristics=HEURISTICS, weights=WEIGHTS, ks=KS, ms=MS), seed)
+        data = _header("cost-ratio", dict(config, heuristics=HEURISTICS, weights=WEIGHTS, ks=KS, ms=MS), seed, commit)
         cells = [(f"{h} w{w[0]}-{w[1]} k{k} m{m}", k, m, w, {"heuristic": h}, {"heuristic": h, "weights": f"{w[0]}-{w[1]}"})
                  for h in HEURISTICS for w in WEIGHTS for k in KS for m in MS]
         _grid(APPROX / "search.json", data, "cost-ratio", cells, "heuristic_cost")
     if only in (None, "online"):
-        data = _header("online", dict(config, windows=WINDOWS, ks=KS, ms=MS, weights=[1, 1]), seed)
+        data = _header("online", dict(config, windows=WINDOWS, ks=KS, ms=MS, weights=[1, 1]), seed, commit)
         cells = [(f"W{W} k{k} m{m}", k, m, (1, 1), {"window": W}, {"window": W})
                  for W in WINDOWS for k in KS for m in MS]
         _grid(ONLINE / "search.json", data, "online", cells, "online_cost")
