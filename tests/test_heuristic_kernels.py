@@ -71,12 +71,13 @@ def test_heaviest_first_breaks_weight_ties_by_id():
 
 
 def test_rows_cost_is_the_trie_cost():
-    rows = np.array([[0, 1, 2], [0, 1, 3], [2, 0, 0], [0, 0, 0]], dtype=np.int64)
-    lens = np.array([3, 3, 1, 2], dtype=np.int64)
+    """Rows 012, 013, 2 and 0 (a prefix of the first two): trie nodes 0, 01, 012, 013 and 2."""
+    rows = np.array([[0, 1, 2], [2, 0, 0], [0, 1, 3], [0, 0, 0]], dtype=np.int64)
+    lens = np.array([3, 1, 3, 1], dtype=np.int64)
     w = np.array([1, 2, 4, 8], dtype=np.int64)
-    # trie: 0 -> 1 -> {2, 3}, 0 -> 0?  (row 3 is 0, 0: chunk 0 twice is not a layout; use 0 alone)
-    lens[3] = 1
     assert rows_cost(rows, lens, 4, w) == 1 + 2 + 4 + 8 + 4
+    assert rows_cost(rows, lens, 4, w) == trie_cost(from_lists([[0, 1, 2], [2], [0, 1, 3], [0]], [1, 2, 4, 8]),
+                                                      [[0, 1, 2], [2], [0, 1, 3], [0]])
 
 
 def test_unknown_and_unsearchable_heuristics_are_refused():

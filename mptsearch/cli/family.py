@@ -35,21 +35,13 @@ def family(name, k, cores, with_cores, max_free_m, heavy, as_json, quiet, out):
     """
     from ..families import FAMILY_NAMES, family_summary
     from ..heuristic_families import HEURISTIC_FAMILY_NAMES
-    from ..instance import InstanceError
 
     if name in HEURISTIC_FAMILY_NAMES:
         return _heuristic_family(name, k, heavy, max_free_m, as_json, quiet, out)
     if name not in FAMILY_NAMES + HEURISTIC_FAMILY_NAMES:
         fail(f"unknown family {name!r}; choose from {', '.join(FAMILY_NAMES + HEURISTIC_FAMILY_NAMES)}")
-    try:
-        res = family_summary(name, k, cores=cores, with_cores=with_cores, max_free_m=max_free_m)
-    except InstanceError as exc:
-        fail(str(exc))
-    if out:
-        write_json(out, res)
-    if as_json:
-        emit_json(res)
-    else:
+    res = _summary(family_summary, out, as_json, name, k, cores=cores, with_cores=with_cores, max_free_m=max_free_m)
+    if not as_json:
         label = name + (f" c={res['cores']}" if res["cores"] else "") + (" with cores" if with_cores else "")
         click.echo(f"{label} k={res['k']}: n={res['n']} chunks, m={res['m']} requests")
         click.echo(f"OPT_glob   {res['opt_glob']}  ({res['method']}; order rechecked on the trie: "
@@ -71,22 +63,30 @@ def family(name, k, cores, with_cores, max_free_m, heavy, as_json, quiet, out):
     return OK
 
 
-def _heuristic_family(name, q, heavy, max_free_m, as_json, quiet, out):
-    """A family on which a heuristic's cost ratio grows (mptsearch/heuristic_families.py)."""
-    from ..heuristic_families import greedy_trap_summary
+def _summary(build, out, as_json, *args, **kwargs) -> dict:
+    """``build(*args, **kwargs)`` with bad input mapped to exit 2, written to ``out`` and
+    printed as JSON when asked."""
     from ..instance import InstanceError
 
-    if q is None:
-        fail(f"{name} needs --k (q, the number of heavy chunks)")
     try:
-        res = greedy_trap_summary(q, heavy, max_free_m=max_free_m)
+        res = build(*args, **kwargs)
     except InstanceError as exc:
         fail(str(exc))
     if out:
         write_json(out, res)
     if as_json:
         emit_json(res)
-    else:
+    return res
+
+
+def _heuristic_family(name, q, heavy, max_free_m, as_json, quiet, out):
+    """A family on which a heuristic's cost ratio grows (mptsearch/heuristic_families.py)."""
+    from ..heuristic_families import greedy_trap_summary
+
+    if q is None:
+        fail(f"{name} needs --k (q, the number of heavy chunks)")
+    res = _summary(greedy_trap_summary, out, as_json, q, heavy, max_free_m=max_free_m)
+    if not as_json:
         click.echo(f"{name} q={res['q']} W={res['heavy']}: n={res['n']} chunks, m={res['m']} requests of at most 2 chunks")
         click.echo(f"greedy cost  {res['greedy_cost']}  (proved q^2 W + q - 1 = {res['greedy_cost_proved']})")
         click.echo(f"free layout  {res['free_cost']}  (proved qW + q^2 - q + 1 = {res['free_cost_proved']})")
