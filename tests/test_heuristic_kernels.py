@@ -9,7 +9,7 @@ from mptsearch._kernels.layouts import rows_cost
 from mptsearch.exact.free import opt_free
 from mptsearch.heuristics.greedy import greedy
 from mptsearch.heuristics.heaviest_first import heaviest_first
-from mptsearch.heuristics.registry import HEURISTICS, heuristic, searchable
+from mptsearch.heuristics.registry import HEURISTICS, heuristic, layout_and_cost, searchable
 from mptsearch.instance import from_compact, from_lists
 from mptsearch.search.objective import objective_value
 from mptsearch.serving.online import OnlineLayouter, online_layout
@@ -23,9 +23,9 @@ from .strategies import instances
 def test_cost_ratio_objective_is_public_heuristic_cost_over_opt_free(inst):
     f = opt_free(inst).value
     for name in searchable():
-        res = HEURISTICS[name].function(inst)
-        assert trie_cost(inst, res.layout) == res.value
-        assert objective_value(inst, "cost-ratio", heuristic=name) == (res.value, f)
+        layout, cost = layout_and_cost(inst, HEURISTICS[name].function(inst))
+        assert trie_cost(inst, layout) == cost
+        assert objective_value(inst, "cost-ratio", heuristic=name) == (cost, f)
 
 
 @settings(max_examples=100, deadline=None)
@@ -95,3 +95,24 @@ def test_unknown_and_unsearchable_heuristics_are_refused():
             objective_value(from_compact("01 12"), "cost-ratio", heuristic="_test-only")
     finally:
         HEURISTICS.pop("_test-only")
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances(max_n=7, max_m=7, max_weight=6))
+def test_best_of_kernel_is_the_cheaper_of_the_two_and_pairs_are_read(inst):
+    """The BEST_OF code (for the approximation module's best_of, registered at the merge) is the
+    minimum of the heaviest-first and agglomerative twins; a heuristic returning the pair
+    (layout in labels, cost) is read like one returning a result object."""
+    import numpy as np
+
+    from mptsearch._kernels.layouts import BEST_OF, heuristic_cost
+    from mptsearch._kernels.workspace import workspace
+    from mptsearch.exact.free import dp_dtype
+
+    hf = heaviest_first(inst)
+    agg = HEURISTICS["agglomerative"].function(inst)
+    ws = workspace(inst.n, inst.m, dp_dtype(inst.total_weight()))
+    req = np.array(inst.request_masks(), dtype=np.uint64)
+    assert heuristic_cost(BEST_OF, req, inst.m, inst.n, inst.weights.astype(np.int64), ws) == min(hf.value, agg.value)
+    pair = ([[inst.labels[x] for x in s] for s in hf.layout], hf.value)
+    assert layout_and_cost(inst, pair) == layout_and_cost(inst, hf)

@@ -9,7 +9,8 @@ heuristic's own layout (:mod:`mptsearch.heuristics.registry`), tie-breaking incl
   (``agglomerative(inst, tie_break="first").value``);
 - :func:`heaviest_first_cost`: the global order by decreasing weight, ties to the smaller
   chunk id (``heaviest_first``, Lemma 3 of docs/theta_k.md);
-- :func:`heuristic_cost`: dispatch on the codes below.
+- :func:`heuristic_cost`: dispatch on the codes below (``BEST_OF``: the cheaper of
+  heaviest-first and agglomerative, the value of ``best_of`` in the approximation module).
 
 Conventions of :mod:`.masks` (requests as uint64 chunk masks, chunk ids = bit positions, in
 the order of the instance's chunk ids). These kernels allocate their few small buffers
@@ -23,11 +24,11 @@ from .._bits import ctz, popcount
 from .agglomerative import agglomerative_tree
 from .masks import chunk_sets
 
-__all__ = ["GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "rows_cost", "greedy_cost",
+__all__ = ["GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "BEST_OF", "rows_cost", "greedy_cost",
            "agglomerative_cost", "heaviest_first_cost", "heuristic_cost"]
 
 # Kernel codes of the heuristics (mptsearch.heuristics.registry maps names to them).
-GREEDY, AGGLOMERATIVE, HEAVIEST_FIRST = 0, 1, 2
+GREEDY, AGGLOMERATIVE, HEAVIEST_FIRST, BEST_OF = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
@@ -185,4 +186,6 @@ def heuristic_cost(code, req, m, n, weights, ws):
         return greedy_cost(req, m, n, weights, ws.S)
     if code == AGGLOMERATIVE:
         return agglomerative_cost(req, m, n, weights, ws.sig, ws.act)
+    if code == BEST_OF:  # a minimum: the value does not depend on which one wins a tie
+        return min(heaviest_first_cost(req, m, n, weights), agglomerative_cost(req, m, n, weights, ws.sig, ws.act))
     return heaviest_first_cost(req, m, n, weights)

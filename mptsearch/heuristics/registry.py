@@ -1,8 +1,10 @@
 """The heuristics by name: what ``mptsearch anneal --objective cost-ratio --heuristic NAME``
 searches against, and what the experiments compare with OPT_free.
 
-Each entry maps a name to the public function (``inst -> result`` with ``.layout`` and
-``.value``, the trie cost of that layout; deterministic tie-breaking) and, when the
+Each entry maps a name to the public function (``inst -> result``: an object with
+``.layout`` in chunk ids and ``.value``, the trie cost of that layout, or a pair (layout in
+the instance's labels, cost); deterministic tie-breaking; :func:`layout_and_cost` reads
+either) and, when the
 annealer can evaluate it, the code of its compiled twin in
 :mod:`mptsearch._kernels.layouts` (``tests/test_heuristic_kernels.py`` checks the twin's
 value equals the public function's cost on random instances). Registering a heuristic is one
@@ -21,7 +23,7 @@ from .agglomerative import agglomerative
 from .greedy import greedy
 from .heaviest_first import heaviest_first
 
-__all__ = ["Heuristic", "HEURISTICS", "register", "heuristic", "searchable"]
+__all__ = ["Heuristic", "HEURISTICS", "register", "heuristic", "searchable", "layout_and_cost"]
 
 
 class Heuristic(NamedTuple):
@@ -55,3 +57,13 @@ def heuristic(name: str) -> Heuristic:
 def searchable() -> tuple[str, ...]:
     """Names of the heuristics the annealer can evaluate (those with a compiled twin)."""
     return tuple(h.name for h in HEURISTICS.values() if h.kernel is not None)
+
+
+def layout_and_cost(inst, result) -> tuple[list[tuple[int, ...]], int]:
+    """(layout in chunk ids, cost) of a heuristic's ``result``: an object with ``.layout`` (ids)
+    and ``.value``, or a pair (layout in ``inst``'s labels, cost)."""
+    if isinstance(result, tuple) and len(result) == 2:
+        index = {lab: x for x, lab in enumerate(inst.labels)}
+        layout, cost = result
+        return [tuple(index[lab] for lab in seq) for seq in layout], int(cost)
+    return [tuple(int(x) for x in seq) for seq in result.layout], int(result.value)

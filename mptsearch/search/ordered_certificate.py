@@ -61,12 +61,12 @@ def certify_cost_ratio(inst, heuristic: str, num: int, den: int) -> dict:
     Raises :class:`~mptsearch.search.certificate.CertificateError` on any disagreement.
     O(3^m) plus the verification methods.
     """
-    from ..heuristics.registry import heuristic as lookup
+    from ..heuristics.registry import heuristic as lookup, layout_and_cost
 
-    res = lookup(heuristic).function(inst)
+    layout, cost = layout_and_cost(inst, lookup(heuristic).function(inst))
     out = {"objective": "cost-ratio", "heuristic": heuristic}
-    out.update(_common(inst, num, den, heuristic, int(res.value), res.layout))
-    out.update(heuristic_cost=int(res.value), heuristic_layout=_labels(inst, res.layout))
+    out.update(_common(inst, num, den, heuristic, cost, layout))
+    out.update(heuristic_cost=cost, heuristic_layout=_labels(inst, layout))
     return out
 
 
