@@ -1,4 +1,5 @@
-"""``mptsearch anneal``: simulated annealing for OPT_glob/OPT_free ratios and greedy shortfall."""
+"""``mptsearch anneal``: simulated annealing for OPT_glob/OPT_free ratios, agglomerative shortfall,
+heuristic cost ratios and the online layouter's cost ratio."""
 
 from __future__ import annotations
 
@@ -10,8 +11,26 @@ import click
 
 from ..exitcodes import FAILED, INTERRUPTED, OK, UNDECIDED
 
-from ._common import ANNEAL_KERNELS, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
+from ._common import ANNEAL_KERNELS, LAYOUT_KERNELS, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
     quiet_option, seed_option, time_limit_option, write_json
+
+
+def _seqs(seqs) -> str:
+    return " ".join("".join(map(str, s)) if all(len(str(c)) == 1 for c in s) else "/".join(map(str, s))
+                    for s in seqs)
+
+
+def _echo_ordered(cert: dict) -> None:
+    """The cost-ratio / online find: its weights, both layouts and the ratio."""
+    click.echo(f"weights   {' '.join(f'{lab}:{w}' for lab, w in cert['weights'].items())}")
+    click.echo(f"canonical {cert['canonical']}")
+    if cert["objective"] == "cost-ratio":
+        name, cost, layout = cert["heuristic"], cert["heuristic_cost"], cert["heuristic_layout"]
+    else:
+        name, cost, layout = f"online W={cert['window']}", cert["online_cost"], cert["online_layout"]
+    click.echo(f"{name} cost {cost}  OPT_free {cert['opt_free']}  ratio {cert['fraction']} = {cert['value']:.4f}")
+    click.echo(f"{name} layout: {_seqs(layout)}")
+    click.echo(f"optimal free layout: {_seqs(cert['free_layout'])}")
 
 
 def _range(text: str, what: str) -> tuple[int, int]:
@@ -111,16 +130,23 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
 
 
 @click.command("anneal")
-@click.option("--objective", type=click.Choice(["ratio", "shortfall"]), default="ratio", show_default=True,
-              help="ratio = OPT_glob/OPT_free; shortfall = optimal savings / agglomerative savings.")
+@click.option("--objective", type=click.Choice(["ratio", "shortfall", "cost-ratio", "online"]), default="ratio",
+              show_default=True,
+              help="ratio = OPT_glob/OPT_free; shortfall = optimal savings / agglomerative savings; "
+                   "cost-ratio = --heuristic's cost / OPT_free; online = the online layouter's cost "
+                   "(--window) / OPT_free over arrival orders.")
+@click.option("--heuristic", default="greedy", show_default=True, metavar="NAME",
+              help="cost-ratio: greedy, agglomerative, heaviest-first (mptsearch.heuristics.registry).")
+@click.option("--window", type=click.IntRange(1), default=1, show_default=True,
+              help="online: the layouter's window W (arrivals laid out together).")
 @click.option("-k", "--k", "k_text", default=None, metavar="K|LO-HI",
-              help="Request size or range  [default: 4 for ratio, 2-4 for shortfall]")
+              help="Request size or range  [default: 4 for ratio, 2-4 otherwise]")
 @click.option("-n", "--chunks", type=int, default=7, show_default=True, help="Chunks in the universe (n).")
 @click.option("-m", "--requests", "m_text", default=None, metavar="M|LO-HI",
               help="Number of requests or range  [default: 3 up to the distinct requests that exist, at most 16; "
                    "every other restart keeps to m <= 10]")
 @click.option("--weights", "w_text", default=None, metavar="W|LO-HI",
-              help="Chunk weight or range  [default: 1 for ratio, 1-9 for shortfall]")
+              help="Chunk weight or range  [default: 1-9 for shortfall, 1 otherwise]")
 @seed_option(help="Run seed (restart r derives its own); with --steps the find does not depend on --jobs.")
 @click.option("--steps", type=click.IntRange(1), default=None,
               help="Total steps over all restarts; with it the best find does not depend on --jobs.")
@@ -137,9 +163,10 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
 @json_option
 @quiet_option
 @_signals_seen
-def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, restart_steps,
+def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, steps, time_limit, restart_steps,
            t_start, t_end, jobs, scheduler, check, out, as_json, quiet):
-    """Search small families for a large OPT_glob/OPT_free ratio (or agglomerative shortfall).
+    """Search small families for a large OPT_glob/OPT_free ratio (or agglomerative shortfall, a
+    heuristic's cost / OPT_free, the online layouter's cost / OPT_free).
 
     Example: mptsearch anneal -k 4 -n 7 -t 60 -o run.json
 
@@ -158,20 +185,21 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
 
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
-    weights = _range(w_text or ("1" if objective == "ratio" else "1-9"), "--weights")
+    weights = _range(w_text or ("1-9" if objective == "shortfall" else "1"), "--weights")
     m = _range(m_text, "--requests") if m_text else default_requests(chunks, k)
     m_alternate = None if m_text else DEFAULT_M_NARROW
     if steps is None and time_limit is None:
         time_limit = 60.0
     config = AnnealConfig(n=chunks, k=k, m=m, weights=weights, objective=objective,
                           restart_steps=restart_steps, t_start=t_start, t_end=t_end, check=check,
-                          m_alternate=m_alternate)
+                          m_alternate=m_alternate, heuristic=heuristic, window=window)
     try:
         config.validate()
     except InstanceError as exc:
         fail(str(exc))
     jobs = jobs or None  # 0: all cores, as without the option
-    if announce_compile(*ANNEAL_KERNELS, quiet=quiet):
+    kernels = ANNEAL_KERNELS + (LAYOUT_KERNELS if objective in ("cost-ratio", "online") else ())
+    if announce_compile(*kernels, quiet=quiet):
         # compile in this process before the clock of --time-limit starts; workers then load
         # the kernels from numba's on-disk cache
         warm = run_anneal(config, seed=seed, steps=min(200, restart_steps), time_limit=None, jobs=1)
@@ -200,11 +228,15 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
                 "weights": list(weights), "seed": seed, "steps": steps, "time_limit": time_limit,
                 "restart_steps": restart_steps, "t_start": t_start, "t_end": t_end, "jobs": jobs,
                 "scheduler": scheduler, "check": check}
+    if objective == "cost-ratio":
+        settings["heuristic"] = heuristic
+    if objective == "online":
+        settings["window"] = window
     if _SEEN:
         run.stopped = "interrupted"
     if run.stopped != "interrupted":
         try:
-            cert = certify(run.instance, objective, run.num, run.den)
+            cert = certify(run.instance, objective, run.num, run.den, heuristic=heuristic, window=window)
         except CertificateError as exc:
             click.echo(f"mptsearch: certificate check failed: {exc}", err=True)
             return FAILED
@@ -227,9 +259,10 @@ def anneal(objective, k_text, chunks, m_text, w_text, seed, steps, time_limit, r
         click.echo(f"canonical {cert['canonical']}")
         click.echo(f"OPT_free {cert['opt_free']}  OPT_glob {cert['opt_glob']}  "
                    f"ratio {cert['fraction']} = {cert['value']:.4f}")
-        click.echo("optimal free layout: " + " ".join("".join(map(str, s)) if all(len(str(c)) == 1 for c in s)
-                                                    else "/".join(map(str, s)) for s in cert["free_layout"]))
+        click.echo("optimal free layout: " + _seqs(cert["free_layout"]))
         click.echo("optimal global order: " + " ".join(map(str, cert["glob_order"])))
+    elif objective in ("cost-ratio", "online"):
+        _echo_ordered(cert)
     else:
         click.echo(f"weights   {' '.join(f'{lab}:{w}' for lab, w in cert['instance_weights'].items())}")
         click.echo(f"canonical {cert['canonical']}  weights {cert['weights']}")

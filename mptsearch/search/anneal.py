@@ -1,5 +1,7 @@
-"""Simulated annealing over families of requests, maximising OPT_glob/OPT_free or the
-shortfall of agglomerative clustering (the paper's Section 6 and open problem 1, claims C4 and C9).
+"""Simulated annealing over families of requests, maximising OPT_glob/OPT_free, the
+shortfall of agglomerative clustering (the paper's Section 6 and open problem 1, claims C4 and
+C9), a heuristic's cost / OPT_free (open problem 2) or the online layouter's cost / OPT_free
+over arrival orders (open problem 3).
 
 The search space is a :class:`~mptsearch.classes.FamilyClass`: a family of m distinct
 requests on a universe of n chunks, each request of size in [k_lo, k_hi], m in [m_lo, m_hi],
@@ -8,10 +10,16 @@ integer chunk weights in [w_lo, w_hi]. Objectives:
 - ``ratio`` = OPT_glob / OPT_free, both exact (paper's open problem 1: the best ratios found
   were 1.20 at k=3 and 1.50 at k=4);
 - ``shortfall`` = optimal savings / savings of agglomerative clustering with deterministic
-  "first" tie-breaking (Theorem 6 proves it is at most 2; the paper's annealed worst is 1.83).
+  "first" tie-breaking (Theorem 6 proves it is at most 2; the paper's annealed worst is 1.83);
+- ``cost-ratio`` = trie cost of a registered heuristic's layout / OPT_free
+  (:mod:`mptsearch.heuristics.registry`);
+- ``online`` = trie cost of the layout :class:`~mptsearch.serving.online.OnlineLayouter`
+  with window W commits for the requests in arrival order / OPT_free.
 
 Moves: swap one chunk of a request, replace a request, add or drop a request (when m may
-move), change one chunk's weight (when weights may vary). Acceptance is Metropolis on the
+move), change one chunk's weight (when weights may vary), and for the two ordered objectives
+(``cost-ratio``, ``online``: request order decides agglomerative's "first" ties and the
+arrival order) exchange two requests' positions. Acceptance is Metropolis on the
 objective with a geometric temperature schedule from ``t_start`` to ``t_end`` over one
 restart's steps; the temperature depends only on the step index, so a restart run in pieces
 (chunks of steps) gives the same trajectory as in one go. The whole step loop (move, both
@@ -31,10 +39,12 @@ import numpy as np
 from .._kernels.workspace import Workspace, workspace
 from ..classes import FamilyClass
 
-__all__ = ["default_requests", "AnnealConfig", "Params", "COUNTERS", "RestartState", "OBJECTIVES",
+__all__ = ["default_requests", "AnnealConfig", "Params", "COUNTERS", "RestartState", "OBJECTIVES", "PERMUTE",
            "new_restart", "run_restart", "restart_instance", "restart_seed", "make_workspace"]
 
-OBJECTIVES = ("ratio", "shortfall")
+OBJECTIVES = ("ratio", "shortfall", "cost-ratio", "online")
+# probability of the order-exchange move per objective (0: unordered, trajectories unchanged)
+PERMUTE = {"ratio": 0.0, "shortfall": 0.0, "cost-ratio": 0.1, "online": 0.2}
 MAX_N = 20   # OPT_glob is O(2^n) per step
 MAX_M = 16   # OPT_free is O(3^m) per step
 
@@ -54,6 +64,9 @@ class Params(NamedTuple):
     check: bool
     t_start: float
     t_end: float
+    heuristic: int   # kernel code of the cost-ratio heuristic
+    window: int      # W of the online objective
+    permute: float   # probability of the order-exchange move
 
 
 # The counters of one restart: one record, updated in place by the compiled loop.
@@ -86,7 +99,11 @@ class AnnealConfig:
         Chunks in the universe (labels 0..n-1).
     k, m, weights : (lo, hi)
         Inclusive ranges of request size, number of requests and chunk weight.
-    objective : {"ratio", "shortfall"}
+    objective : {"ratio", "shortfall", "cost-ratio", "online"}
+    heuristic : str
+        For ``cost-ratio``: a searchable name of :mod:`mptsearch.heuristics.registry`.
+    window : int
+        For ``online``: the layouter's window W (batch of arrivals laid out together).
     restart_steps : int
         Steps per restart (the temperature goes from t_start to t_end over them).
     t_start, t_end : float
@@ -110,6 +127,8 @@ class AnnealConfig:
     t_end: float = 0.002
     check: bool = False
     m_alternate: int | None = None
+    heuristic: str = "greedy"
+    window: int = 1
 
     @property
     def family(self) -> FamilyClass:
@@ -136,6 +155,14 @@ class AnnealConfig:
             raise InstanceError(problems[0])
         if self.objective not in OBJECTIVES:
             raise InstanceError(f"unknown objective {self.objective!r}; use one of {', '.join(OBJECTIVES)}")
+        if self.objective == "cost-ratio":
+            from ..heuristics.registry import heuristic, searchable
+
+            if heuristic(self.heuristic).kernel is None:
+                raise InstanceError(f"heuristic {self.heuristic!r} has no compiled twin to search with; "
+                                    f"searchable: {', '.join(searchable())}")
+        if self.window < 1:
+            raise InstanceError(f"--window must be >= 1, got {self.window}")
         if self.restart_steps < 1:
             raise InstanceError("steps per restart must be positive")
         if not (self.t_start > 0 and self.t_end > 0):
@@ -160,9 +187,15 @@ class AnnealConfig:
         m_hi = self.m_max
         if self.m_alternate is not None and index is not None and index % 2 == 0:
             m_hi = min(m_hi, self.m_alternate)
+        code = 0
+        if self.objective == "cost-ratio":
+            from ..heuristics.registry import heuristic
+
+            code = heuristic(self.heuristic).kernel
         return Params(self.n, self.k[0], self.k[1], self.m[0], m_hi, self.weights[0],
                       self.weights[1], OBJECTIVES.index(self.objective), bool(self.check),
-                      float(self.t_start), float(self.t_end))
+                      float(self.t_start), float(self.t_end), int(code), int(self.window),
+                      float(PERMUTE[self.objective]))
 
 
 @dataclass

@@ -61,17 +61,20 @@ def _labels(inst, seqs):
     return [[inst.labels[x] for x in s] for s in seqs]
 
 
-def certify(inst, objective: str, num: int, den: int) -> dict:
+def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greedy", window: int = 1) -> dict:
     """Recompute a find with the public solvers, check its certificate, return it as a dict.
 
     Parameters
     ----------
     inst : Instance
         The find, in the kernel's request order.
-    objective : {"ratio", "shortfall"}
+    objective : {"ratio", "shortfall", "cost-ratio", "online"}
+        The last two go to :mod:`.ordered_certificate`.
     num, den : int
-        The kernel's objective as a fraction (OPT_glob/OPT_free or optimal/agglomerative
-        savings).
+        The kernel's objective as a fraction (OPT_glob/OPT_free, optimal/agglomerative
+        savings, heuristic cost/OPT_free or online cost/OPT_free).
+    heuristic, window : str, int
+        The cost-ratio heuristic and the online window.
 
     Raises
     ------
@@ -84,6 +87,12 @@ def certify(inst, objective: str, num: int, den: int) -> dict:
     from ..exact.glob import opt_glob
     from ..trie import order_cost, trie_cost
 
+    if objective in ("cost-ratio", "online"):
+        from .ordered_certificate import certify_cost_ratio, certify_online
+
+        if objective == "cost-ratio":
+            return certify_cost_ratio(inst, heuristic, num, den)
+        return certify_online(inst, window, num, den)
     canon = canonical_form(inst)
     out = {"objective": objective, "canonical": compact(canon), "n": canon.n, "m": canon.m,
            "weights": [int(v) for v in canon.weights]}

@@ -1,5 +1,8 @@
-"""The annealer's objective on one family, value only: OPT_glob / OPT_free (``ratio``) or
-optimal / agglomerative savings (``shortfall``), from the kernels of :mod:`mptsearch._kernels`.
+"""The annealer's objective on one family, value only, from the kernels of
+:mod:`mptsearch._kernels`: OPT_glob / OPT_free (``ratio``), optimal / agglomerative savings
+(``shortfall``), a heuristic's trie cost / OPT_free (``cost-ratio``, :mod:`.._kernels.layouts`)
+or the online layouter's cost / OPT_free over the arrival order (``online``,
+:mod:`.._kernels.online_cost`).
 
 The certificates (hierarchy, layout, order) are recomputed afterwards with the public solvers
 (:mod:`mptsearch.search.certificate`).
@@ -15,12 +18,14 @@ from numba import njit
 from .._kernels.agglomerative import agglomerative_savings
 from .._kernels.free import free_savings
 from .._kernels.glob import glob_table
+from .._kernels.layouts import heuristic_cost
+from .._kernels.online_cost import online_cost
 from .._kernels.masks import chunk_sets, mask_weight
 from .._kernels.workspace import workspace
 
-__all__ = ["Evaluation", "evaluate", "RATIO", "SHORTFALL"]
+__all__ = ["Evaluation", "evaluate", "objective_value", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE"]
 
-RATIO, SHORTFALL = 0, 1  # objective codes of the compiled loop (OBJECTIVES order)
+RATIO, SHORTFALL, COST_RATIO, ONLINE = 0, 1, 2, 3  # objective codes of the compiled loop (OBJECTIVES order)
 
 
 @njit(cache=True, inline="always")
@@ -40,11 +45,13 @@ def glob_value(req, m, n, weights, ws):
 
 
 @njit(cache=True, inline="always")
-def objective(req, m, n, weights, objective_code, check, ws):
+def objective(req, m, n, weights, objective_code, check, ws, heuristic=0, window=1):
     """(num, den, violation) of the family req[:m]: ``ratio`` OPT_glob / OPT_free,
-    ``shortfall`` optimal / agglomerative savings (1/1 when both are 0); ``violation`` is 1
+    ``shortfall`` optimal / agglomerative savings (1/1 when both are 0), ``cost-ratio`` the
+    trie cost of heuristic ``heuristic``'s layout / OPT_free, ``online`` the online layouter's
+    cost with window ``window`` on the arrivals req[0..m-1] / OPT_free; ``violation`` is 1
     when ``check`` and the agglomerative savings fall below half the optimum (Theorem 6
-    says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3) for shortfall."""
+    says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3 k) for the others."""
     sav = free_savings(req, m, weights, ws)
     viol = 0
     agg = np.int64(-1)
@@ -54,6 +61,10 @@ def objective(req, m, n, weights, objective_code, check, ws):
             viol = 1
     if objective_code == RATIO:
         return glob_value(req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
+    if objective_code == COST_RATIO:
+        return heuristic_cost(heuristic, req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
+    if objective_code == ONLINE:
+        return online_cost(req, m, n, weights, window), family_total(req, m, weights) - sav, viol
     if agg == 0 and sav == 0:
         return np.int64(1), np.int64(1), viol
     return sav, agg, viol
@@ -96,3 +107,44 @@ def evaluate(inst) -> Evaluation:
     glob = int(glob_value(req, m, n, w, ws))
     agg = int(agglomerative_savings(req, m, w, ws.sig, ws.act))
     return Evaluation(total - sav, glob, sav, agg)
+
+
+def objective_value(inst, objective_name: str, *, heuristic: str = "greedy", window: int = 1) -> tuple[int, int]:
+    """The annealer's objective on ``inst`` as the fraction (num, den) its compiled loop sees:
+    the same :func:`objective` kernel, on the requests in ``inst``'s order (the arrival order
+    for ``online``) and its chunk ids.
+
+    Parameters
+    ----------
+    inst : Instance
+        At most 20 requests and 24 chunks.
+    objective_name : {"ratio", "shortfall", "cost-ratio", "online"}
+    heuristic : str
+        A searchable name of :mod:`mptsearch.heuristics.registry` (``cost-ratio``).
+    window : int
+        The online layouter's window W (``online``).
+
+    Notes
+    -----
+    O(3^m + 2^n (n + m) + m^3 k) time.
+    """
+    from ..exact.free import dp_dtype
+    from ..heuristics.registry import heuristic as lookup
+    from ..instance import InstanceError
+    from .anneal import OBJECTIVES
+
+    n, m = inst.n, inst.m
+    if m > 20 or n > 24:
+        raise InstanceError(f"objective_value() is for small instances (m <= 20, n <= 24), got m={m}, n={n}")
+    if objective_name not in OBJECTIVES:
+        raise InstanceError(f"unknown objective {objective_name!r}; use one of {', '.join(OBJECTIVES)}")
+    code = lookup(heuristic).kernel
+    if code is None:
+        raise InstanceError(f"heuristic {heuristic!r} has no compiled twin to search with")
+    if int(window) < 1:
+        raise InstanceError(f"window must be >= 1, got {window}")
+    ws = workspace(n, m, dp_dtype(inst.total_weight()))
+    req = np.array(inst.request_masks(), dtype=np.uint64)
+    num, den, _ = objective(req, m, n, inst.weights.astype(np.int64), OBJECTIVES.index(objective_name),
+                            False, ws, code, int(window))
+    return int(num), int(den)

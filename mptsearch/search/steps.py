@@ -14,7 +14,7 @@ from .objective import objective
 
 __all__ = ["anneal_steps", "init_family"]
 
-SKIP, SWAP, REPLACE, ADD, DROP, WEIGHT = -1, 0, 1, 2, 3, 4  # move kinds
+SKIP, SWAP, REPLACE, ADD, DROP, WEIGHT, ORDER = -1, 0, 1, 2, 3, 4, 5  # move kinds
 
 
 @njit(cache=True, inline="always")
@@ -88,7 +88,21 @@ def _swapped_chunk(rng, n, old):
 @njit(cache=True)
 def _propose(p, req, wts, m, rng):
     """Apply one random move in place. Returns (kind, i, old request, old weight, new m);
-    kind is SKIP when the move would change nothing or duplicate a request."""
+    kind is SKIP when the move would change nothing or duplicate a request. With
+    ``p.permute`` > 0 (objectives on an ordered family) a first draw picks, with that
+    probability, an exchange of two requests' positions; without it the random numbers drawn
+    are those of the unordered objectives, whose trajectories stay as they were."""
+    if p.permute > 0.0 and _uniform(rng) < p.permute:
+        if m < 2:
+            return SKIP, 0, np.uint64(0), np.int64(0), m
+        i = _below(rng, m)
+        j = _below(rng, m - 1)
+        if j >= i:
+            j += 1
+        t = req[i]
+        req[i] = req[j]
+        req[j] = t
+        return ORDER, i, np.uint64(0), np.int64(j), m
     u = _uniform(rng)
     if p.w_hi > p.w_lo and u < 0.15:
         kind = WEIGHT
@@ -151,6 +165,10 @@ def _undo(kind, i, old, oldw, req, wts, m):
         req[i] = old
     elif kind == WEIGHT:
         wts[i] = oldw
+    elif kind == ORDER:  # oldw holds the other position
+        t = req[i]
+        req[i] = req[oldw]
+        req[oldw] = t
     return m
 
 
@@ -179,7 +197,7 @@ def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_
     c = counters[0]
     m = c.m
     if c.step == 0 and c.evaluations == 0:  # first piece: evaluate the start
-        num, den, _ = objective(req, m, p.n, wts, p.objective, p.check, ws)
+        num, den, _ = objective(req, m, p.n, wts, p.objective, p.check, ws, p.heuristic, p.window)
         c.evaluations += 1
         c.num, c.den, c.best_num, c.best_den, c.best_m = num, den, num, den, m
         _keep(req, m, best_req)
@@ -193,7 +211,7 @@ def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_
         kind, i, old, oldw, m = _propose(p, req, wts, m, rng)
         if kind == SKIP:
             continue
-        num, den, viol = objective(req, m, p.n, wts, p.objective, p.check, ws)
+        num, den, viol = objective(req, m, p.n, wts, p.objective, p.check, ws, p.heuristic, p.window)
         c.evaluations += 1
         if viol:
             if c.violations == 0:

@@ -1,0 +1,191 @@
+"""Trie costs of heuristic layouts, value only: the compiled twins the cost-ratio search runs
+(``mptsearch anneal --objective cost-ratio``), each equal to the trie cost of the public
+heuristic's own layout (:mod:`mptsearch.heuristics.registry`), tie-breaking included.
+
+- :func:`rows_cost`: the prefix-trie cost of a layout held as rows of chunk ids (sorted
+  rows: each adds its chunks past the longest common prefix with the row before it);
+- :func:`greedy_cost`: level-wise greedy hitting set (``greedy``);
+- :func:`agglomerative_cost`: the layout of the "first" agglomerative hierarchy
+  (``agglomerative(inst, tie_break="first").value``);
+- :func:`heaviest_first_cost`: the global order by decreasing weight, ties to the smaller
+  chunk id (``heaviest_first``, Lemma 3 of docs/theta_k.md);
+- :func:`heuristic_cost`: dispatch on the codes below (``BEST_OF``: the cheaper of
+  heaviest-first and agglomerative, the value of ``best_of`` in the approximation module).
+
+Conventions of :mod:`.masks` (requests as uint64 chunk masks, chunk ids = bit positions, in
+the order of the instance's chunk ids). These kernels allocate their few small buffers
+(O(m n) entries); the exact OPT_free beside them costs O(3^m).
+"""
+
+import numpy as np
+from numba import njit
+
+from .._bits import ctz, popcount
+from .agglomerative import agglomerative_tree
+from .masks import chunk_sets
+
+__all__ = ["GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "BEST_OF", "rows_cost", "greedy_cost",
+           "agglomerative_cost", "heaviest_first_cost", "heuristic_cost"]
+
+# Kernel codes of the heuristics (mptsearch.heuristics.registry maps names to them).
+GREEDY, AGGLOMERATIVE, HEAVIEST_FIRST, BEST_OF = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def _row_less(rows, lens, a, b):
+    """Row a before row b lexicographically (a proper prefix first)."""
+    la, lb = lens[a], lens[b]
+    for p in range(min(la, lb)):
+        if rows[a, p] != rows[b, p]:
+            return rows[a, p] < rows[b, p]
+    return la < lb
+
+
+@njit(cache=True)
+def rows_cost(rows, lens, m, weights):
+    """Total weight of the nodes of the prefix trie of the sequences rows[i, :lens[i]], i < m.
+
+    In lexicographic order, the trie nodes a row adds to those of the rows before it are its
+    chunks past the longest common prefix with its predecessor. O(m^2 k) (insertion sort)."""
+    perm = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        j = i
+        while j > 0 and _row_less(rows, lens, i, perm[j - 1]):
+            perm[j] = perm[j - 1]
+            j -= 1
+        perm[j] = i
+    cost = np.int64(0)
+    for t in range(m):
+        r = perm[t]
+        lcp = 0
+        if t > 0:
+            q = perm[t - 1]
+            while lcp < lens[r] and lcp < lens[q] and rows[r, lcp] == rows[q, lcp]:
+                lcp += 1
+        for p in range(lcp, lens[r]):
+            cost += weights[rows[r, p]]
+    return cost
+
+
+@njit(cache=True)
+def greedy_cost(req, m, n, weights, S):
+    """Trie cost of the level-wise greedy layout of req[:m] on n chunks.
+
+    A trie node is (the requests there, the chunk set P on its path); its next child takes the
+    chunk outside P held by the most of its requests, ties to the heavier chunk, then the
+    smaller id, and every request holding it. Each pick is a new trie node, so the cost is the
+    total weight of the picks. ``S`` (uint64[n]) receives the chunks' request sets.
+    O(nodes * n) time."""
+    chunk_sets(req, m, n, S)
+    cap = m * n + 2
+    gst = np.empty(cap, dtype=np.uint64)
+    pst = np.empty(cap, dtype=np.uint64)
+    gst[0] = (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+    pst[0] = 0
+    top = 1
+    cost = np.int64(0)
+    one = np.uint64(1)
+    while top > 0:
+        top -= 1
+        group = gst[top]
+        P = pst[top]
+        g = np.uint64(0)
+        rest = group
+        while rest:
+            i = ctz(rest)
+            rest &= rest - one
+            if req[i] & ~P:
+                g |= one << np.uint64(i)
+        while g:
+            bx = -1
+            bc = 0
+            bw = np.int64(0)
+            for x in range(n):
+                if P >> np.uint64(x) & one:
+                    continue
+                c = popcount(g & S[x])
+                if c > bc or (c == bc and c > 0 and weights[x] > bw):
+                    bx, bc, bw = x, c, weights[x]
+            child = g & S[bx]
+            cost += weights[bx]
+            gst[top] = child
+            pst[top] = P | (one << np.uint64(bx))
+            top += 1
+            g &= ~child
+    return cost
+
+
+@njit(cache=True)
+def _emit(mask, rows, lens, i):
+    """Append the chunks of ``mask`` to row i in increasing id."""
+    while mask:
+        rows[i, lens[i]] = ctz(mask)
+        lens[i] += 1
+        mask &= mask - np.uint64(1)
+
+
+@njit(cache=True)
+def agglomerative_rows(req, m, weights, sig, act, rows, lens):
+    """The layout of the "first" agglomerative hierarchy of req[:m] into rows/lens: read off
+    top-down, each node emitting the chunks of its signature not in its parent's, in increasing
+    id (:meth:`mptsearch.hierarchy.Hierarchy.layout`). O(m^3 k)."""
+    parent = np.empty(2 * m, dtype=np.int64)
+    agglomerative_tree(req, m, weights, sig, act, parent)
+    chain = np.empty(2 * m, dtype=np.int64)
+    for i in range(m):
+        d = 0
+        v = i
+        while v >= 0:
+            chain[d] = v
+            d += 1
+            v = parent[v]
+        lens[i] = 0
+        above = np.uint64(0)
+        for t in range(d - 1, -1, -1):
+            s = sig[chain[t]]
+            _emit(s & ~above, rows, lens, i)
+            above = s
+
+
+@njit(cache=True)
+def agglomerative_cost(req, m, n, weights, sig, act):
+    """Trie cost of the "first" agglomerative layout of req[:m] (n chunks). O(m^3 k)."""
+    rows = np.empty((m, max(n, 1)), dtype=np.int64)
+    lens = np.zeros(m, dtype=np.int64)
+    agglomerative_rows(req, m, weights, sig, act, rows, lens)
+    return rows_cost(rows, lens, m, weights)
+
+
+@njit(cache=True)
+def heaviest_first_cost(req, m, n, weights):
+    """Trie cost of the layout induced by the global order of decreasing weight (ties to the
+    smaller chunk id). O(n^2 + m n + m^2 k)."""
+    order = np.empty(n, dtype=np.int64)
+    for x in range(n):
+        j = x
+        while j > 0 and weights[order[j - 1]] < weights[x]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = x
+    rows = np.empty((m, max(n, 1)), dtype=np.int64)
+    lens = np.zeros(m, dtype=np.int64)
+    one = np.uint64(1)
+    for t in range(n):
+        x = order[t]
+        for i in range(m):
+            if req[i] >> np.uint64(x) & one:
+                rows[i, lens[i]] = x
+                lens[i] += 1
+    return rows_cost(rows, lens, m, weights)
+
+
+@njit(cache=True)
+def heuristic_cost(code, req, m, n, weights, ws):
+    """The trie cost of heuristic ``code``'s layout of req[:m] (uses ws.S, ws.sig, ws.act)."""
+    if code == GREEDY:
+        return greedy_cost(req, m, n, weights, ws.S)
+    if code == AGGLOMERATIVE:
+        return agglomerative_cost(req, m, n, weights, ws.sig, ws.act)
+    if code == BEST_OF:  # a minimum: the value does not depend on which one wins a tie
+        return min(heaviest_first_cost(req, m, n, weights), agglomerative_cost(req, m, n, weights, ws.sig, ws.act))
+    return heaviest_first_cost(req, m, n, weights)

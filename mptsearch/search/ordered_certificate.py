@@ -1,0 +1,92 @@
+"""Certificates of the two ordered objectives of the annealer, recomputed with the public
+functions: a heuristic's cost / OPT_free (``cost-ratio``) and the online layouter's cost /
+OPT_free over an arrival order (``online``).
+
+The find stays in the kernel's request order (the arrival order; the order also decides
+agglomerative's "first" ties) and chunk labels. The numerator is the trie cost
+(:func:`~mptsearch.trie.trie_cost`, the ground truth) of the layout the public algorithm
+returns: the registered heuristic (:mod:`mptsearch.heuristics.registry`) or
+:func:`~mptsearch.serving.online.online_layout`, i.e. :class:`~mptsearch.serving.online.OnlineLayouter`
+with window W, checked once more with the layouter's default memory (``history`` = 64 W).
+The denominator OPT_free goes through the two-method verification of
+:func:`mptsearch.search.certificate.verification`; ``"certified": true`` means OPT_free is
+proved by two independent methods and every recomputed value equals the kernel's.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..instance import compact
+
+__all__ = ["certify_cost_ratio", "certify_online"]
+
+
+def _labels(inst, seqs):
+    return [[inst.labels[x] for x in s] for s in seqs]
+
+
+def _common(inst, num: int, den: int, what: str, cost: int, layout) -> dict:
+    """The shared part: OPT_free recomputed and verified, the numerator's layout rechecked."""
+    from ..canonical import canonical_form
+    from ..exact.free import opt_free
+    from ..trie import trie_cost
+    from .certificate import CertificateError, verification
+
+    free = opt_free(inst)
+    if trie_cost(inst, free.layout) != free.value:
+        raise CertificateError("the optimal free layout does not cost OPT_free on the trie")
+    if trie_cost(inst, layout) != cost:
+        raise CertificateError(f"the {what} layout costs {trie_cost(inst, layout)} on the trie, not {cost}")
+    if (cost, free.value) != (num, den):
+        raise CertificateError(f"kernel {what} ratio {num}/{den} but public functions give {cost}/{free.value}")
+    frac = Fraction(cost, free.value)
+    out = {"instance": compact(inst), "canonical": compact(canonical_form(inst)), "n": inst.n, "m": inst.m,
+           "requests": _labels(inst, inst.orders),
+           "weights": {str(lab): int(w) for lab, w in zip(inst.labels, inst.weights)},
+           "opt_free": free.value, "free_layout": _labels(inst, free.layout),
+           "free_hierarchy": free.hierarchy.nested(), "value": cost / free.value,
+           "fraction": f"{frac.numerator}/{frac.denominator}"}
+    out["verification"] = v = verification(inst, {"free": free.value})
+    if v["verdict"] == "failed":
+        raise CertificateError("independent methods contradict the DP: " + "; ".join(v["problems"]))
+    out["certified"] = v["certified"]
+    return out
+
+
+def certify_cost_ratio(inst, heuristic: str, num: int, den: int) -> dict:
+    """Certificate of a cost-ratio find: ``heuristic``'s layout by its public function, its trie
+    cost (``heuristic_cost``, must equal ``num``), OPT_free (must equal ``den``), verified.
+
+    Raises :class:`~mptsearch.search.certificate.CertificateError` on any disagreement.
+    O(3^m) plus the verification methods.
+    """
+    from ..heuristics.registry import heuristic as lookup, layout_and_cost
+
+    layout, cost = layout_and_cost(inst, lookup(heuristic).function(inst))
+    out = {"objective": "cost-ratio", "heuristic": heuristic}
+    out.update(_common(inst, num, den, heuristic, cost, layout))
+    out.update(heuristic_cost=cost, heuristic_layout=_labels(inst, layout))
+    return out
+
+
+def certify_online(inst, window: int, num: int, den: int) -> dict:
+    """Certificate of an online find: the layout :class:`OnlineLayouter` with window ``window``
+    commits for the requests in arrival order (``inst``'s order), its trie cost
+    (``online_cost``, must equal ``num``), OPT_free (must equal ``den``), verified.
+
+    Raises :class:`~mptsearch.search.certificate.CertificateError` on any disagreement.
+    """
+    from ..serving.online import online_layout
+    from ..trie import trie_cost
+    from .certificate import CertificateError
+
+    layout = online_layout(inst.orders, inst.weights, window)
+    default = online_layout(inst.orders, inst.weights, window, history=64 * window)
+    if default != layout:
+        raise CertificateError("the online layouter's default memory changes its layout on this instance")
+    cost = trie_cost(inst, layout)
+    out = {"objective": "online", "window": int(window)}
+    out.update(_common(inst, num, den, "online", cost, layout))
+    out.update(online_cost=cost, online_layout=_labels(inst, layout))
+    return out

@@ -1,0 +1,49 @@
+"""results/approximation/ and results/online/ (experiments/hard_instances.py): every committed
+row is its instance's value, recomputed; the table is built from the data; the annealer's
+greedy find at k = 2, m = 10 is the proved family's G(3, 20)."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from experiments.hard_instances import APPROX, ONLINE, table_md
+from mptsearch.canonical import canonical_form
+from mptsearch.heuristic_families import greedy_trap
+from mptsearch.instance import compact, from_lists
+from mptsearch.search.objective import objective_value
+
+
+def _rows(path):
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("path,objective,cost,option", [
+    (APPROX / "search.json", "cost-ratio", "heuristic_cost", "heuristic"),
+    (ONLINE / "search.json", "online", "online_cost", "window"),
+])
+def test_every_row_is_its_instances_value(path, objective, cost, option):
+    data = _rows(path)
+    assert list(data)[:6] == ["experiment", "config", "seed", "version", "git_commit", "machine"]
+    assert data["rows"]
+    for r in data["rows"]:
+        inst = from_lists(r["requests"], r["instance_weights"])
+        assert (inst.m, max(len(q) for q in r["requests"])) <= (r["m"], r["k"]) and inst.m == r["m"]
+        assert objective_value(inst, objective, **{option: r[option]}) == (r[cost], r["opt_free"])
+        assert Fraction(r["ratio"]) == Fraction(r[cost], r["opt_free"])
+        assert abs(r["ratio_float"] - r[cost] / r["opt_free"]) < 1e-6
+        assert r["certified"] is True
+        assert f"--{option} {r[option]}" in r["command"] and f"-m {r['m']}" in r["command"]
+
+
+def test_table_is_built_from_the_data():
+    data = _rows(APPROX / "search.json")
+    assert (APPROX / "table.md").read_text() == table_md(data)
+
+
+def test_the_greedy_find_at_k2_m10_is_the_family():
+    data = _rows(APPROX / "search.json")
+    r = next(r for r in data["rows"] if (r["heuristic"], r["weights"], r["k"], r["m"]) == ("greedy", "1-20", 2, 10))
+    assert r["ratio"] == "182/67"
+    found, family = canonical_form(from_lists(r["requests"], r["instance_weights"])), canonical_form(greedy_trap(3, 20))
+    assert compact(found) == compact(family) and list(found.weights) == list(family.weights)
