@@ -38,11 +38,11 @@ import numpy as np
 
 from .._kernels.workspace import Workspace, workspace
 from ..classes import FamilyClass
+from .objective import OBJECTIVES
 
 __all__ = ["default_requests", "AnnealConfig", "Params", "COUNTERS", "RestartState", "OBJECTIVES", "PERMUTE",
            "new_restart", "run_restart", "restart_instance", "restart_seed", "make_workspace"]
 
-OBJECTIVES = ("ratio", "shortfall", "cost-ratio", "online")
 # probability of the order-exchange move per objective (0: unordered, trajectories unchanged)
 PERMUTE = {"ratio": 0.0, "shortfall": 0.0, "cost-ratio": 0.1, "online": 0.2}
 MAX_N = 20   # OPT_glob is O(2^n) per step

@@ -23,9 +23,10 @@ from .._kernels.online_cost import online_cost
 from .._kernels.masks import chunk_sets, mask_weight
 from .._kernels.workspace import workspace
 
-__all__ = ["Evaluation", "evaluate", "objective_value", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE"]
+__all__ = ["Evaluation", "evaluate", "objective_value", "OBJECTIVES", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE"]
 
-RATIO, SHORTFALL, COST_RATIO, ONLINE = 0, 1, 2, 3  # objective codes of the compiled loop (OBJECTIVES order)
+OBJECTIVES = ("ratio", "shortfall", "cost-ratio", "online")  # the annealer's objectives by name
+RATIO, SHORTFALL, COST_RATIO, ONLINE = 0, 1, 2, 3  # their codes in the compiled loop (OBJECTIVES order)
 
 
 @njit(cache=True, inline="always")
@@ -131,7 +132,6 @@ def objective_value(inst, objective_name: str, *, heuristic: str = "greedy", win
     from ..exact.free import dp_dtype
     from ..heuristics.registry import heuristic as lookup
     from ..instance import InstanceError
-    from .anneal import OBJECTIVES
 
     n, m = inst.n, inst.m
     if m > 20 or n > 24:
