@@ -37,12 +37,13 @@ STUDIES = {
         (f"n{n}_k1-2_gap", f"-n {n} -k 1-2 --property gap") for n in (2, 3, 4, 5)]),
     "k3n6": ("3-uniform families on 6 chunks, every m", [("k3_n6_all", "-n 6 -k 3 --property gap")]),
     "k4n7": ("4-uniform families on 7 chunks", [("k4_n7_m{m}", "-n 7 -k 4 -m {m} --property none")]),
+    "k3n7": ("3-uniform families on 7 chunks", [("k3_n7_m{m}", "-n 7 -k 3 -m {m} --property none")]),
     "k4n8": ("4-uniform families on 8 chunks", [("k4_n8_m{m}", "-n 8 -k 4 -m {m} --property none")]),
     "k34n7": ("families of 3- and 4-chunk requests on 7 chunks",
               [("k3-4_n7_m{m}", "-n 7 -k 3-4 -m {m} --property none")]),
     "k5n9": ("5-uniform families on 9 chunks", [("k5_n9_m{m}", "-n 9 -k 5 -m {m} --property none")]),
 }
-PER_M = {"k4n7", "k4n8", "k34n7", "k5n9"}
+PER_M = {"k4n7", "k3n7", "k4n8", "k34n7", "k5n9"}
 
 
 def _git_commit() -> str:
