@@ -1,0 +1,202 @@
+"""Exact unit-weight OPT_free on small universes by a search over prefix-set families.
+
+With unit weights, OPT_free depends on the universe (n <= 7 chunks) rather than on 3^m:
+
+**Lemma.** Call a family P of chunk sets *accessible* when it contains the empty set and
+every nonempty member S has a member S - {x} (x in S). For a family F of requests with
+unit weights, OPT_free(F) = min |P| - 1 over accessible families P containing F.
+
+*Proof.* (<=) Given P, give every nonempty S in P one parent S - {x} in P (say the first
+one); following parents from any S reaches the empty set, so S gets a chunk order
+(the chunks removed, last removed first). The orders of the members of P are
+prefix-consistent: the order of S extends the order of its parent. Lay out each request R
+by the order of R in P: every trie node is a prefix of some request's order, hence the order
+of some member of P, and distinct nodes are distinct orders of distinct members (a member
+has one order). So the trie has at most |P| - 1 nodes, each of weight 1.
+(>=) Take an optimal trie and label each node by the *set* of chunks on its path. Suppose
+two nodes u != v at the same depth carry the same set S. Move every request through v onto
+u: they now read the (existing) path of u, then, below u, any layout of their remaining
+chunks together with the requests already below u. The requests below u and below v have
+remaining chunks drawn from the same set, so the union of the two subtries' layouts is a
+valid layout below u; the subtrie of v and its root v (weight >= 1) disappear, and the path
+above v only loses nodes. So the cost drops strictly, which is impossible: in an optimal
+trie the node sets are distinct (also across depths, where sizes differ). The node sets
+together with the empty set form an accessible family (a node's parent carries its set
+minus the node's chunk) that contains every request (the node where it ends), of size
+cost + 1. QED.
+
+Sorting P by size, P_j (its j-sets) must contain the j-chunk requests F_j and, for j < max,
+cover P_{j+1}: every member of P_{j+1} contains a member of P_j. So
+
+    cost_j(U) = |U| + min over covers Q of U by (j-1)-sets of cost_{j-1}(Q ∪ F_{j-1}),
+
+cost_1(U) = |U|, and OPT_free(F) = cost_k(F_k) for the largest request size k. Level 2 is a
+scan over the 2^n chunk sets (cost_2(U) = |U| + the least chunk set meeting every 2-set of
+U, a vertex cover: for graphs this is C2's tau + m); levels >= 3 are a depth-first branch
+and bound over covers (:func:`mptsearch._kernels.prefix_sets.solve_level`), cut by
+cost_{j-1}(Q) + (a packing of the still uncovered sets), which is sound since adding a set to
+Q raises cost_{j-1} by at least one. The search is exponential in the worst case (it is
+NP-hard already for k = 2), but it grows with the universe's C(n, j) possible sets, not with
+3^m: every 3- and 4-uniform family on 7 chunks, all 35 requests included, takes
+milliseconds (docs/enumerate.md has the measured times).
+
+The lemma is also the *level lower bound*: |P_j| >= cover_j(F), the least number of j-sets
+such that every request with at least j chunks contains one, so OPT_free >= sum_j cover_j
+(:func:`level_bound`); for K4^(3) it is 4 + 2 + 2 = 8 = OPT_free.
+
+Unit weights only (a weighted node costs its last chunk's weight, which depends on the
+parent chosen; the lemma then needs another argument): weighted instances are refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..instance import Instance, InstanceError
+
+__all__ = ["PrefixSetResult", "opt_free_prefix_sets", "level_bound", "MAX_N"]
+
+MAX_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
+
+
+@dataclass(frozen=True)
+class PrefixSetResult:
+    """OPT_free with its certificate: the accessible family (``levels[j]`` = the j-chunk
+    sets, as chunk-id tuples) and the layout read off it."""
+
+    value: int
+    levels: dict
+    layout: list
+
+
+@lru_cache(maxsize=None)
+def _tables(n: int):
+    from .._kernels.prefix_sets import level_tables
+
+    return level_tables(n)
+
+
+def _check(inst: Instance) -> None:
+    if not inst.unit_weights:
+        raise InstanceError("the prefix-set search is for unit weights only; "
+                            "use the subset DP (mptsearch.exact.free.opt_free) for weighted instances")
+    if inst.n > MAX_N:
+        raise InstanceError(f"the prefix-set search takes at most {MAX_N} chunks in use, got {inst.n}")
+
+
+def _forced(inst: Instance, rank) -> np.ndarray:
+    forced = np.zeros(MAX_N + 2, dtype=np.int64)
+    for x in inst.request_masks():
+        forced[bin(x).count("1")] |= 1 << int(rank[x])
+    return forced
+
+
+def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
+    """Exact unit-weight OPT_free by the prefix-set search (module docstring: the lemma and
+    its proof), with an optimal layout.
+
+    Parameters
+    ----------
+    inst : Instance
+        Unit weights, at most 7 chunks in use, any request sizes.
+
+    Returns
+    -------
+    PrefixSetResult
+        ``value`` = OPT_free; ``trie_cost(inst, layout) == value``.
+
+    Raises
+    ------
+    InstanceError
+        Weighted instance, or more than 7 chunks.
+
+    Notes
+    -----
+    Worst-case exponential in the number of possible j-sets (at most 35 per level on 7
+    chunks), independent of 3^m: milliseconds for every 3- and 4-uniform family on 7 chunks
+    (measured in docs/enumerate.md). Independent of Theorem 1 and of the trie search: it
+    shares no code with them.
+
+    Examples
+    --------
+    >>> from mptsearch.families import k4_3
+    >>> opt_free_prefix_sets(k4_3()).value
+    8
+    """
+    from .._kernels.prefix_sets import solve_level
+
+    _check(inst)
+    n = inst.n
+    setmask, subs, ups, up1, rank = _tables(n)
+    forced = _forced(inst, rank)
+    k = max(len(o) for o in inst.orders)
+    big = 1 << 40
+    floor, lowrest = 0, 0
+    if all(len(o) == k for o in inst.orders) and k >= 3:
+        # uniform: the level bound stops the search at the first cover attaining it
+        covers = _covers(forced[k], k, subs, ups)
+        floor, lowrest = inst.m + sum(covers), sum(covers[:-1])
+    value, Q = solve_level(k, forced[k], forced, n, subs, ups, up1, big, floor, lowrest)
+    # read the family level by level: solve each lower level for the cover chosen above it
+    levels = {k: int(forced[k])}
+    rest = int(value) - bin(int(forced[k])).count("1")
+    for j in range(k - 1, 0, -1):
+        # level 2 returns the chunk set itself (it holds the 1-chunk requests; the rank of
+        # chunk c among 1-sets is c); above, the cover is joined by the forced j-sets
+        U = int(Q) if j == 1 else int(Q) | int(forced[j])
+        levels[j] = U
+        v, Q = solve_level(j, U, forced, n, subs, ups, up1, big, 0, 0)
+        if int(v) != rest:  # pragma: no cover - the search is deterministic
+            raise AssertionError(f"level {j}: solving the chosen cover gave {v}, expected {rest}")
+        rest -= bin(U).count("1")
+    chunk_level = {j: [int(setmask[j, r]) for r in range(setmask.shape[1]) if U_j >> r & 1] for j, U_j in levels.items()}
+    layout = _layout(inst, chunk_level)
+    return PrefixSetResult(int(value), {j: [tuple(c for c in range(n) if x >> c & 1) for x in xs]
+                                        for j, xs in sorted(chunk_level.items())}, layout)
+
+
+def _layout(inst: Instance, chunk_level: dict) -> list:
+    members = {0} | {x for xs in chunk_level.values() for x in xs}
+    layout = []
+    for R in inst.request_masks():
+        seq = []
+        cur = R
+        while cur:
+            for c in range(inst.n):
+                if cur >> c & 1 and cur & ~(1 << c) in members:
+                    seq.append(c)
+                    cur &= ~(1 << c)
+                    break
+            else:  # pragma: no cover - the family is accessible by construction
+                raise AssertionError("prefix-set family is not accessible")
+        layout.append(tuple(reversed(seq)))
+    return layout
+
+
+def _covers(U, k, subs, ups) -> list[int]:
+    from .._kernels.prefix_sets import cover_number
+
+    return [int(cover_number(U, i, k, subs, ups, 1 << 40)) for i in range(1, k)]
+
+
+def level_bound(inst: Instance) -> int:
+    """The level lower bound sum_j cover_j(F) <= OPT_free (module docstring), for a family
+    whose requests all have the same size k (unit weights, at most 7 chunks):
+    cover_k = m and cover_j = the least number of j-sets such that every request contains one.
+
+    Notes
+    -----
+    One small set cover per level (the same branching as the exact search, without the
+    nesting): microseconds to milliseconds on 7 chunks.
+    """
+    _check(inst)
+    sizes = {len(o) for o in inst.orders}
+    if len(sizes) != 1:
+        raise InstanceError("the level bound is implemented for uniform families (one request size)")
+    k = sizes.pop()
+    setmask, subs, ups, up1, rank = _tables(inst.n)
+    U = int(_forced(inst, rank)[k])
+    return inst.m + sum(_covers(U, k, subs, ups))
