@@ -20,6 +20,7 @@ __all__ = ["level_tables", "solve_level", "level_of_chunks", "cover_number"]
 
 MAXN = 7
 BIG = np.int64(1) << 40
+ZERO = np.int64(0)
 
 
 def level_tables(n):
@@ -107,7 +108,7 @@ def _remember(memo, key, v, cutoff):
 
 
 @njit(cache=True)
-def solve_level(j, U, forced, n, subs, ups, up1, cutoff, floor=0, lowrest=0):
+def solve_level(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest):
     """(v, Q): v = min(cutoff, cost of levels j..1), where the cost is |U| plus the least
     cost of the (j-1)-set family Q ∪ forced[j-1] over covers Q of U (every member of U
     contains a member of Q ∪ forced[j-1]); Q attains v when v < cutoff.
@@ -139,7 +140,7 @@ def solve_level(j, U, forced, n, subs, ups, up1, cutoff, floor=0, lowrest=0):
     best = cutoff
     bestQ = np.int64(-1)
     if unc0 == 0:
-        v, _ = solve_level(j - 1, fj, forced, n, subs, ups, up1, cutoff - base, 0, 0)
+        v, _ = solve_level(j - 1, fj, forced, n, subs, ups, up1, cutoff - base, ZERO, ZERO)
         if base + v < best:
             return base + v, np.int64(0)
         return best, bestQ
@@ -164,7 +165,7 @@ def solve_level(j, U, forced, n, subs, ups, up1, cutoff, floor=0, lowrest=0):
             if unc == 0:
                 v = _recall(memo, Q | fj, best - base)
                 if v < 0:
-                    v, _ = solve_level(j - 1, Q | fj, forced, n, subs, ups, up1, best - base, 0, 0)
+                    v, _ = solve_level(j - 1, Q | fj, forced, n, subs, ups, up1, best - base, ZERO, ZERO)
                     _remember(memo, Q | fj, v, best - base)
                 if base + v < best:
                     best = base + v
@@ -180,7 +181,7 @@ def solve_level(j, U, forced, n, subs, ups, up1, cutoff, floor=0, lowrest=0):
                 continue
             v = _recall(memo, Q | fj, need)
             if v < 0:
-                v, _ = solve_level(j - 1, Q | fj, forced, n, subs, ups, up1, need, 0, 0)
+                v, _ = solve_level(j - 1, Q | fj, forced, n, subs, ups, up1, need, ZERO, ZERO)
                 _remember(memo, Q | fj, v, need)
             if v >= need:
                 d -= 1
@@ -332,3 +333,63 @@ def cover_number(U, i, j, subs, ups, cutoff):
         sDone[d] |= bit
         d += 1
     return best
+
+
+@njit(cache=True)
+def _levels_of(req, m, rank):
+    """(forced, k, uniform): the requests (chunk masks req[:m]) as one rank mask per size."""
+    forced = np.zeros(MAXN + 2, dtype=np.int64)
+    k = 0
+    lo = 99
+    for a in range(m):
+        j = np.int64(popcount(req[a]))
+        forced[j] |= np.int64(1) << rank[np.int64(req[a])]
+        k = max(k, j)
+        lo = min(lo, j)
+    return forced, k, lo == k
+
+
+@njit(cache=True)
+def level_bound_of(forced, k, subs, ups):
+    """(sum_{i<k} cover_i, sum_{i<k-1} cover_i) for the k-uniform family forced[k]: the
+    level lower bound minus m, and the part below level k-1."""
+    tot = ZERO
+    below = ZERO
+    for i in range(1, k):
+        c = cover_number(forced[k], i, k, subs, ups, BIG)
+        tot += c
+        if i < k - 1:
+            below += c
+    return tot, below
+
+
+@njit(cache=True)
+def free_value(forced, k, uniform, n, subs, ups, up1):
+    """(OPT_free, the level-(k-1) cover attaining it) for the family ``forced`` (one rank
+    mask per size, k the largest): the top-level search, started from the level bound when
+    the family is uniform."""
+    floor = ZERO
+    lowrest = ZERO
+    if uniform and k >= 3:
+        tot, below = level_bound_of(forced, k, subs, ups)
+        floor = popcount(forced[k]) + tot
+        lowrest = below
+    return solve_level(k, forced[k], forced, n, subs, ups, up1, BIG, floor, lowrest)
+
+
+@njit(cache=True)
+def prefix_set_free(req, m, n, subs, ups, up1, rank):
+    """OPT_free (unit weights, n <= 7) of the family req[:m] of chunk masks."""
+    forced, k, uniform = _levels_of(req, m, rank)
+    v, _ = free_value(forced, k, uniform, n, subs, ups, up1)
+    return v
+
+
+@njit(cache=True)
+def prefix_set_bound(req, m, n, subs, ups, rank):
+    """The level lower bound of a uniform family req[:m] (0 when it is not uniform)."""
+    forced, k, uniform = _levels_of(req, m, rank)
+    if not uniform:
+        return 0
+    tot, _ = level_bound_of(forced, k, subs, ups)
+    return m + tot

@@ -35,7 +35,7 @@ DEFAULT_ANCESTORS = 2  #: generations above mlo evaluated to feed the inherited 
 def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int, mlo: int, *,
                   prop: str = "none", threshold: Fraction | float = 1,
                   exact_limit: int = EXACT_M_LIMIT, weights=None,
-                  ratio_floor: dict | None = None) -> BatchResult:
+                  ratio_floor: dict | None = None, prefix_sets: bool = True) -> BatchResult:
     """Evaluate the families of a generation subtree level by level with inherited bounds.
 
     Parameters
@@ -45,7 +45,7 @@ def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int
     n : number of chunks
     mlo : families with fewer requests are ancestors only: evaluated to bound their
         descendants, never reported (their entries in the result are meaningless)
-    prop, threshold, exact_limit, weights, ratio_floor : as in :func:`evaluate_batch`
+    prop, threshold, exact_limit, weights, ratio_floor, prefix_sets : as in :func:`evaluate_batch`
 
     Returns
     -------
@@ -75,13 +75,14 @@ def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int
             # roots of the ancestor levels: exact (ratio >= 0 holds for all, so the DP runs)
             if top.any():
                 r = evaluate_batch(masks[rows[top]], ms[rows[top]], n, weights=weights,
-                                   prop="ratio", threshold=0, exact_limit=exact_limit)
+                                   prop="ratio", threshold=0, exact_limit=exact_limit,
+                                   prefix_sets=prefix_sets)
                 value[rows[top]] = np.where(r.free >= 0, r.free, r.lb)
             value[rows[~top]] = inherited[~top]
             continue
         r = evaluate_batch(masks[rows], ms[rows], n, weights=weights, prop=prop,
                            threshold=threshold, exact_limit=exact_limit, lower_bounds=inherited,
-                           ratio_floor=ratio_floor)
+                           ratio_floor=ratio_floor, prefix_sets=prefix_sets)
         for name in ("total", "glob", "lb", "ub", "aggsav", "free"):
             getattr(out, name)[rows] = getattr(r, name)
         value[rows] = np.where(r.free >= 0, r.free, r.lb)

@@ -126,7 +126,7 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     >>> opt_free_prefix_sets(k4_3()).value
     8
     """
-    from .._kernels.prefix_sets import solve_level
+    from .._kernels.prefix_sets import free_value, solve_level
 
     _check(inst)
     n = inst.n
@@ -134,12 +134,7 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     forced = _forced(inst, rank)
     k = max(len(o) for o in inst.orders)
     big = 1 << 40
-    floor, lowrest = 0, 0
-    if all(len(o) == k for o in inst.orders) and k >= 3:
-        # uniform: the level bound stops the search at the first cover attaining it
-        covers = _covers(forced[k], k, subs, ups)
-        floor, lowrest = inst.m + sum(covers), sum(covers[:-1])
-    value, Q = solve_level(k, forced[k], forced, n, subs, ups, up1, big, floor, lowrest)
+    value, Q = free_value(forced, k, all(len(o) == k for o in inst.orders), n, subs, ups, up1)
     # read the family level by level: solve each lower level for the cover chosen above it
     levels = {k: int(forced[k])}
     rest = int(value) - bin(int(forced[k])).count("1")
@@ -176,12 +171,6 @@ def _layout(inst: Instance, chunk_level: dict) -> list:
     return layout
 
 
-def _covers(U, k, subs, ups) -> list[int]:
-    from .._kernels.prefix_sets import cover_number
-
-    return [int(cover_number(U, i, k, subs, ups, 1 << 40)) for i in range(1, k)]
-
-
 def level_bound(inst: Instance) -> int:
     """The level lower bound sum_j cover_j(F) <= OPT_free (module docstring), for a family
     whose requests all have the same size k (unit weights, at most 7 chunks):
@@ -192,11 +181,11 @@ def level_bound(inst: Instance) -> int:
     One small set cover per level (the same branching as the exact search, without the
     nesting): microseconds to milliseconds on 7 chunks.
     """
+    from .._kernels.prefix_sets import prefix_set_bound
+
     _check(inst)
-    sizes = {len(o) for o in inst.orders}
-    if len(sizes) != 1:
+    if len({len(o) for o in inst.orders}) != 1:
         raise InstanceError("the level bound is implemented for uniform families (one request size)")
-    k = sizes.pop()
     setmask, subs, ups, up1, rank = _tables(inst.n)
-    U = int(_forced(inst, rank)[k])
-    return inst.m + sum(_covers(U, k, subs, ups))
+    req = np.array(inst.request_masks(), dtype=np.uint64)
+    return int(prefix_set_bound(req, inst.m, inst.n, subs, ups, rank))
