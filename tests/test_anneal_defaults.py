@@ -11,7 +11,11 @@ from mptsearch.search.parallel import anneal
 
 
 def test_default_range_is_the_whole_class_up_to_max_m():
-    assert default_requests(6, (3, 3)) == (3, 16) == (3, MAX_M)
+    # unit weights on <= 7 chunks: every m (the prefix-set search), else at most MAX_M
+    assert default_requests(6, (3, 3)) == (3, 20)
+    assert default_requests(7, (4, 4)) == (3, 35)
+    assert default_requests(6, (3, 3), (1, 9)) == (3, 16) == (3, MAX_M)
+    assert default_requests(8, (4, 4)) == (3, MAX_M)
     assert default_requests(4, (3, 3)) == (3, 4)
     assert default_requests(5, (2, 2)) == (3, 10)
     assert default_requests(2, (1, 1)) == (2, 2)

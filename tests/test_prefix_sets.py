@@ -122,3 +122,29 @@ def test_refuses_weights_and_large_universes():
         opt_free_prefix_sets(from_lists([list(range(8))]))
     with pytest.raises(InstanceError, match="uniform"):
         level_bound(from_lists([[0, 1], [1, 2, 3]]))
+
+
+def test_the_kernels_crossover_constants_agree():
+    from mptsearch._kernels import free as kernel_free
+    from mptsearch.exact import prefix_sets
+
+    assert (kernel_free.PS_FROM, kernel_free.PS_FROM_SMALL_K) == (prefix_sets.PS_FROM, prefix_sets.PS_FROM_SMALL_K)
+
+
+def test_fastest_savings_kernel_takes_both_paths():
+    """free_savings_fastest: the DP below the crossover and for weights, the prefix-set
+    search above it (a workspace with 2^14-entry tables could not run the DP at m = 20)."""
+    import numpy as np
+
+    from mptsearch._kernels.free import free_savings_fastest
+    from mptsearch._kernels.workspace import workspace
+
+    for m, weights in ((8, None), (12, [1, 2, 1, 1, 3, 1, 1]), (20, None), (35, None)):
+        inst = _random_uniform(4, m, 1)
+        if weights:
+            inst = from_lists([sorted(q) for q in inst.requests], dict(enumerate(weights)))
+        ws = workspace(7, m, np.int64, table_m=min(m, 14))
+        req = np.array(inst.request_masks(), dtype=np.uint64)
+        sav = free_savings_fastest(req, m, inst.weights.astype(np.int64), ws)
+        expected = opt_free_prefix_sets(inst).value if m > 14 else opt_free(inst).value
+        assert inst.total_weight() - sav == expected

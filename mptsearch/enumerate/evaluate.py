@@ -39,15 +39,13 @@ from .._kernels.glob import glob_table
 from .._kernels.masks import chunk_sets
 from .._kernels.prefix_sets import prefix_set_bound, prefix_set_free
 from .._kernels.workspace import workspace
+from ..exact.prefix_sets import PS_FROM, PS_FROM_SMALL_K
 
 __all__ = ["PROPERTIES", "evaluate_batch", "BatchResult", "EXACT_M_LIMIT"]
 
 PROPERTIES = ("none", "gap", "ratio", "shortfall")
 _PROP_CODE = {p: i for i, p in enumerate(PROPERTIES)}
 EXACT_M_LIMIT = 22  # 2^m-entry DP tables per worker; beyond it a member stays undecided
-# from these m on the prefix-set search beats the subset DP (medians per member, 7 chunks,
-# docs/enumerate.md): m >= 10 when every request has <= 3 chunks, m >= 15 otherwise
-PS_FROM_SMALL_K, PS_FROM = 10, 15
 
 
 @njit(cache=True)

@@ -57,19 +57,35 @@ import numpy as np
 
 from ..instance import Instance, InstanceError
 
-__all__ = ["PrefixSetResult", "opt_free_prefix_sets", "level_bound", "MAX_N"]
+__all__ = ["PrefixSetResult", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply", "MAX_N",
+           "PS_FROM", "PS_FROM_SMALL_K"]
 
 MAX_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
+# From these m on the search beats the subset DP of Theorem 1 (medians per member on random
+# 3- and 4-uniform families on 7 chunks, docs/enumerate.md): m >= 10 when no request has more
+# than 3 chunks, m >= 15 otherwise (sparse 4-uniform families have many covers to try).
+PS_FROM, PS_FROM_SMALL_K = 15, 10
+
+
+def prefix_sets_apply(inst: Instance) -> bool:
+    """Whether :func:`opt_free_prefix_sets` applies to ``inst`` and is the faster exact
+    method (unit weights, at most 7 chunks, m past the crossover above)."""
+    if not inst.unit_weights or inst.n > MAX_N:
+        return False
+    k = max(len(o) for o in inst.orders)
+    return inst.m >= PS_FROM or (inst.m >= PS_FROM_SMALL_K and k <= 3)
 
 
 @dataclass(frozen=True)
 class PrefixSetResult:
     """OPT_free with its certificate: the accessible family (``levels[j]`` = the j-chunk
-    sets, as chunk-id tuples) and the layout read off it."""
+    sets, as chunk-id tuples), the layout read off it and a hierarchy of Theorem 1 with the
+    same cost (the trie's nodes binarised)."""
 
     value: int
     levels: dict
     layout: list
+    hierarchy: object = None
 
 
 @lru_cache(maxsize=None)
@@ -150,7 +166,30 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     chunk_level = {j: [int(setmask[j, r]) for r in range(setmask.shape[1]) if U_j >> r & 1] for j, U_j in levels.items()}
     layout = _layout(inst, chunk_level)
     return PrefixSetResult(int(value), {j: [tuple(c for c in range(n) if x >> c & 1) for x in xs]
-                                        for j, xs in sorted(chunk_level.items())}, layout)
+                                        for j, xs in sorted(chunk_level.items())}, layout,
+                           _hierarchy(layout))
+
+
+def _hierarchy(layout: list):
+    """A hierarchy whose internal nodes are the trie's nodes, each binarised (its subtries
+    and the requests ending there joined left to right): every I(v) contains the chunks on
+    the path to its trie node, so COST(H) <= the trie's cost (Theorem 1), here equal as the
+    trie is optimal."""
+    from ..hierarchy import Hierarchy
+
+    def build(rows, depth):
+        parts = [i for i in rows if len(layout[i]) == depth]
+        groups: dict = {}
+        for i in rows:
+            if len(layout[i]) > depth:
+                groups.setdefault(layout[i][depth], []).append(i)
+        parts += [build(g, depth + 1) for _, g in sorted(groups.items())]
+        tree = parts[0]
+        for p in parts[1:]:
+            tree = (tree, p)
+        return tree
+
+    return Hierarchy.from_nested(build(list(range(len(layout))), 0))
 
 
 def _layout(inst: Instance, chunk_level: dict) -> list:

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from .._kernels.agglomerative import agglomerative_savings
-from .._kernels.free import free_savings
+from .._kernels.free import free_savings, free_savings_fastest
 from .._kernels.glob import glob_table
 from .._kernels.masks import chunk_sets, mask_weight
 from .._kernels.workspace import workspace
@@ -45,7 +45,7 @@ def objective(req, m, n, weights, objective_code, check, ws):
     ``shortfall`` optimal / agglomerative savings (1/1 when both are 0); ``violation`` is 1
     when ``check`` and the agglomerative savings fall below half the optimum (Theorem 6
     says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3) for shortfall."""
-    sav = free_savings(req, m, weights, ws)
+    sav = free_savings_fastest(req, m, weights, ws)
     viol = 0
     agg = np.int64(-1)
     if objective_code == SHORTFALL or check:
