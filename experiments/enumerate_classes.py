@@ -60,7 +60,14 @@ def _write_json(path: Path, data) -> None:
     os.replace(tmp, path)
 
 
-def run_one(stem: str, args: str, jobs: int) -> dict:
+def run_one(stem: str, args: str, jobs: int, ancestors: int | None = None,
+            shard: str | None = None) -> dict:
+    if shard:
+        i, N = (int(x) for x in shard.split("/"))
+        args += f" --shard {i}/{N}"
+        stem = f"{stem}.shard{i}of{N}"
+    if ancestors is not None:
+        args += f" --ancestors {ancestors}"
     out = HERE / f"{stem}.json"
     store = f"results/enumerate/_work/{stem}.sqlite"
     (ROOT / store).parent.mkdir(exist_ok=True)
@@ -91,9 +98,53 @@ def cmd_run(a) -> None:
             if study in PER_M:
                 lo, hi = (int(x) for x in a.m.split("-"))
                 for m in range(lo, hi + 1):
-                    run_one(stem.format(m=m), args.format(m=m), a.jobs)
+                    run_one(stem.format(m=m), args.format(m=m), a.jobs, a.ancestors, a.shard)
             else:
-                run_one(stem, args, a.jobs)
+                run_one(stem, args, a.jobs, a.ancestors, a.shard)
+
+
+def cmd_merge(a) -> None:
+    """Combine the shard summaries STEM.shardIofN.json of each m into STEM.json (all N shards
+    complete, else nothing is written for that m): counts add up, the maximum is the largest
+    shard maximum, attained by the sum of the shards' attained counts at it, with the witness
+    of the first shard that attains it; CPU and wall seconds add up (core-seconds)."""
+    for study in a.studies:
+        stem0 = STUDIES[study][1][0][0]
+        lo, hi = (int(x) for x in a.m.split("-"))
+        for m in range(lo, hi + 1):
+            stem = stem0.format(m=m)
+            parts = sorted(HERE.glob(f"{stem}.shard*of*.json"))
+            if not parts:
+                continue
+            shards = {}
+            for f in parts:
+                i, N = (int(x) for x in re.match(r".*\.shard(\d+)of(\d+)\.json$", f.name).groups())
+                shards.setdefault(N, {})[i] = json.loads(f.read_text())
+            N, got = max(shards.items(), key=lambda kv: len(kv[1]))
+            missing = [i for i in range(N) if i not in got or not got[i]["complete"]]
+            if missing:
+                print(f"{stem}: shard(s) {', '.join(f'{i}/{N}' for i in missing)} missing or incomplete: "
+                      f"run them (run {study} --m {m} --shard i/{N}) and merge again", flush=True)
+                continue
+            rows = [got[i]["by_m"][str(m)] for i in range(N)]
+            best = max((Fraction(r["max"]) for r in rows if r.get("max")), default=None)
+            first = next(r for r in rows if r.get("max") and Fraction(r["max"]) == best) if best else {}
+            t = {key: sum(r[key] for r in rows) for key in ("count", "pruned", "evaluated", "undecided", "hits")}
+            t.update(attain=sum(r["attain"] for r in rows if r.get("max") and Fraction(r["max"]) == best),
+                     exact=all(r["exact"] for r in rows), max=str(best) if best else None,
+                     max_float=float(best) if best else None,
+                     **{key: first.get(key) for key in ("witness", "witness_free", "witness_glob")})
+            runs = [got[i]["run"] for i in range(N)]
+            data = {key: v for key, v in got[0].items() if key not in ("by_m", "run", "shard")}
+            data.update(by_m={str(m): t}, complete=True, merged_from=[f.name for f in parts],
+                        run={"command": runs[0]["command"].replace(f"--shard 0/{N}", f"--shard $i/{N}"),
+                             "exit_code": 0, "shards": N,
+                             "wall_seconds": round(sum(r["wall_seconds"] for r in runs), 2),
+                             "cpu_seconds": round(sum(r["cpu_seconds"] for r in runs), 2),
+                             "jobs": runs[0]["jobs"], "git_commit": _git_commit(),
+                             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            _write_json(HERE / f"{stem}.json", data)
+            print(f"{stem}: merged {N} shards, {t['count']:,} members, max {t['max']}", flush=True)
 
 
 # ---- verification of the maxima ------------------------------------------------------------
@@ -398,6 +449,11 @@ def main(argv=None) -> None:
     r.add_argument("studies", nargs="+", choices=sorted(STUDIES))
     r.add_argument("--m", default="2-12", help="LO-HI for the per-m studies")
     r.add_argument("-j", "--jobs", type=int, default=1)
+    r.add_argument("--ancestors", type=int, default=None, help="passed to enumerate (default: its own)")
+    r.add_argument("--shard", default=None, help="i/N: one shard per m into STEM.shardIofN.json; then merge")
+    g = sub.add_parser("merge")
+    g.add_argument("studies", nargs="+", choices=sorted(STUDIES))
+    g.add_argument("--m", default="2-12", help="LO-HI for the per-m studies")
     sub.add_parser("verify")
     e = sub.add_parser("estimate")
     e.add_argument("--upto", type=int, default=22, help="largest m for the studies in --far (22: the DP limit)")
@@ -405,7 +461,8 @@ def main(argv=None) -> None:
     e.add_argument("--exact-counts", nargs="*", default=["k4n7"], help="studies counted exactly")
     sub.add_parser("readme")
     a = ap.parse_args(argv)
-    {"run": cmd_run, "verify": cmd_verify, "readme": cmd_readme, "estimate": cmd_estimate}[a.what](a)
+    {"run": cmd_run, "merge": cmd_merge, "verify": cmd_verify, "readme": cmd_readme,
+     "estimate": cmd_estimate}[a.what](a)
 
 
 if __name__ == "__main__":
