@@ -20,6 +20,8 @@ method                    computes   how                                        
 ``sat-glob``              OPT_glob   the same with a global order                       order
 ``prefix-sets``           OPT_free   unit weights, <= 7 chunks: least accessible family  layout
                                      of chunk sets (:mod:`mptsearch.exact.prefix_sets`)
+``cpsat-orders``          OPT_free   CP-SAT: one order per request, a node per prefix,  layout
+                                     level set-cover cuts (:mod:`mptsearch.encodings.orders_cpsat`)
 ========================  =========  ================================================  =======
 
 A value is *proved* when at least ``min_methods`` (default 2) methods of different
@@ -61,6 +63,7 @@ DEFAULT_LIMITS = {
     "sat-free": {"max_m": 40, "max_k": 8, "time_limit": 60.0, "max_proof_lines": 100_000},
     "sat-glob": {"max_m": 40, "max_n": 16, "time_limit": 60.0, "max_proof_lines": 100_000},
     "prefix-sets": {"max_n": 7},
+    "cpsat-orders": {"max_orders": 5_000},
 }
 
 # Methods of one family share code (a model, a module); only different families count as
@@ -70,6 +73,7 @@ FAMILIES = {
     "vc-cpsat": "vertex-cover model", "vc-maxsat": "vertex-cover model", "sat-free": "trie CNF + checked proof",
     "dp-glob": "chunk subset DP", "brute-orders": "enumeration", "cpsat-glob": "history-count CP-SAT",
     "sat-glob": "trie CNF + checked proof", "prefix-sets": "prefix-set search",
+    "cpsat-orders": "order-choice CP-SAT",
 }
 
 
@@ -210,6 +214,12 @@ def _prefix_sets(inst, lim, opt):
     return r.value, r.value, True, r.layout
 
 
+def _cpsat_orders(inst, lim, opt):
+    from ..encodings.orders_cpsat import solve_orders_cpsat
+    r = solve_orders_cpsat(inst, time_limit=opt["time_limit"], workers=opt["workers"], seed=opt["seed"])
+    return r.value, r.bound, r.optimal, r.layout
+
+
 def _dp_glob(inst, lim, opt):
     from ..exact.glob import opt_glob
     r = opt_glob(inst)
@@ -265,6 +275,8 @@ METHODS: dict[str, tuple[str, str, Callable, Callable]] = {
         _k(i) > L["max_k"] and f"k={_k(i)} > {L['max_k']}"), _sat("free")),
     "prefix-sets": ("free", "layout", lambda i, L: (not i.unit_weights and "weighted") or (
         i.n > L["max_n"] and f"n={i.n} > {L['max_n']}"), _prefix_sets),
+    "cpsat-orders": ("free", "layout", lambda i, L: (lambda c: c > L["max_orders"] and f"{c} request orders > {L['max_orders']}")(
+        sum(math.factorial(len(o)) for o in i.orders)), _cpsat_orders),
     "dp-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (i.m > 64 and f"m={i.m} > 64"), _dp_glob),
     "brute-orders": ("glob", "order", lambda i, L: i.n > L["max_n"] and f"n={i.n} > {L['max_n']}", _brute_orders),
     "cpsat-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (
