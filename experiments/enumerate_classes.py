@@ -274,7 +274,7 @@ def _verify_cell(verify: dict, witness: str | None) -> str:
 
 
 def _per_m_table(files, verify, with_witness=True) -> list[str]:
-    lines = ["| m | members | decided without the DP | max OPT_glob/OPT_free | free vs glob | attained by | "
+    lines = ["| m | members | decided without an exact OPT_free | max OPT_glob/OPT_free | free vs glob | attained by | "
              "CPU s | wall s | command | verify |", "|---|---|---|---|---|---|---|---|---|---|"]
     for f, data in files:
         for r in _rows(data):
@@ -349,6 +349,71 @@ def _plot(series: dict[str, list[tuple[int, float]]], path: Path) -> None:
     os.replace(tmp, path)
 
 
+def _verify_exit(verify: dict, witness: str | None):
+    return verify[witness]["exit_code"] if witness and witness in verify else None
+
+
+def _universe_answer(study: str, files, verify: dict) -> list[str]:
+    """The answer, from the JSON files, to "is the paper's record the maximum over every
+    k-uniform family on 7 chunks?": which m are enumerated and complete, the maximum over them,
+    where it is attained, how each per-m maximum was verified, the core-hours spent."""
+    from math import comb
+
+    data0 = files[0][1]
+    n, (k, _) = data0["class"]["n"], data0["class"]["k"]
+    N = comb(n, k)
+    rows = {r["m"]: (r, data) for f, data in files for r in _rows(data)}
+    missing = [m for m in range(N + 1) if m not in rows]
+    undecided = [m for m, (r, _) in sorted(rows.items()) if not r.get("exact", True) or r.get("undecided")]
+    ratios = {m: Fraction(r["max"]) for m, (r, _) in rows.items() if r.get("max")}
+    best = max(ratios.values()) if ratios else None
+    at = [m for m, q in sorted(ratios.items()) if q == best]
+    record = Fraction(3, 2) if k == 4 else Fraction(6, 5)
+    proved = [m for m, (r, _) in sorted(rows.items()) if m >= 2 and _verify_exit(verify, r.get("witness")) == 0]
+    not_proved = [m for m, (r, _) in sorted(rows.items()) if m >= 2 and r.get("witness")
+                  and _verify_exit(verify, r.get("witness")) not in (0, None)]
+    not_run = [m for m, (r, _) in sorted(rows.items()) if m >= 2 and r.get("witness")
+               and _verify_exit(verify, r.get("witness")) is None]
+    cpu = sum(d["run"]["cpu_seconds"] for _, d in files)
+    commits = sorted({d["run"]["git_commit"] for _, d in files})
+    high = [(m, r["pruned"] / r["count"]) for m, (r, _) in sorted(rows.items()) if m >= 19 and r["count"]]
+    sym = [(m, rows[m][0]["count"], rows[N - m][0]["count"]) for m in range(N + 1)
+           if m in rows and N - m in rows and m < N - m]
+    lines = [f"**Is {record} the maximum over all {k}-uniform families on {n} chunks?** "]
+    done = not missing and not undecided
+    if done:
+        lines[0] += (f"Every m = 0..{N} is enumerated and every member decided: the exact maximum of "
+                     f"OPT_glob/OPT_free over the whole universe is {best} = {float(best):.4f}, at m = "
+                     f"{', '.join(map(str, at))}; it is {'equal to' if best == record else ('above' if best > record else 'below')} "
+                     f"{record}" + (" (the paper's 4-uniform record)." if k == 4 else " (the paper's annealed ratio at k = 3)."))
+    else:
+        lines[0] += (f"Not settled here: m = {', '.join(map(str, missing)) or '-'} not enumerated"
+                     + (f", m = {', '.join(map(str, undecided))} with undecided members" if undecided else "")
+                     + f". Over the rows present the largest maximum is {best} = {float(best):.4f} at m = "
+                     f"{', '.join(map(str, at))}.")
+    lines += ["",
+              f"- Witnesses: the maximum of m = {', '.join(map(str, proved)) or '-'} is proved by two independent "
+              f"methods (`verify` exit 0); m = {', '.join(map(str, not_proved)) or '-'}: not proved that way "
+              "(see the verify column: which methods ran, which stopped at their limits); "
+              f"m = {', '.join(map(str, not_run)) or '-'}: verify not run yet.",
+              f"- CPU: {cpu / 3600:.3f} core-hours for the {len(files)} commands of this class "
+              f"(git commits {', '.join(commits)}; m <= 18 of k4n7 and m <= 18 of k3n7 ran before the "
+              "prefix-set search and the level bound, m >= 19 with them).",
+              ]
+    if high:
+        lines.append("- Decided without an exact evaluation at m >= 19: " + ", ".join(
+            f"m={m}: {fr:.3%}" for m, fr in high) + ".")
+    if sym:
+        bad = [(m, a, b) for m, a, b in sym if a != b]
+        lines.append(f"- Complements (all k-sets not in F) map the classes with m requests one-to-one onto those "
+                     f"with {N} - m: the counts agree for all {len(sym)} pairs present" if not bad else
+                     f"- Complement count mismatch at {bad}")
+        lines[-1] += (" (the enumeration walks the generation tree for every m; it does not generate m > "
+                      f"{N // 2} as complements, and the map says nothing about costs).")
+    lines.append("")
+    return lines
+
+
 def cmd_readme(a) -> None:
     verify = json.loads((HERE / "verify.json").read_text()) if (HERE / "verify.json").exists() else {}
     out = ["# results/enumerate: exhaustive isomorph-free enumeration",
@@ -359,8 +424,10 @@ def cmd_readme(a) -> None:
            "a shared 2-core one (load averages are in the JSON), so wall times are rough; CPU s is",
            "the CPU time of the whole command, start-up and loading the compiled kernels included.",
            "",
-           "*Decided without the DP*: members whose property and per-m maximum the certified bounds",
-           "settled (MST, chunks in use, agglomerative, bounds inherited along the generation tree).",
+           "*Decided without an exact OPT_free*: members whose property and per-m maximum the certified bounds",
+           "settled (MST, chunks in use, agglomerative, bounds inherited along the generation tree, and",
+           "from the prefix-set search's commit on the level bound) without an exact OPT_free (the DP or,",
+           "past its crossover on <= 7 chunks, the prefix-set search of `mptsearch/exact/prefix_sets.py`).",
            "*verify*: the exit code and last line of `mptsearch verify WITNESS --claim free=F",
            "--claim glob=G`, and how many independent methods computed each value (`verify.json`",
            "holds the full output: which methods ran, which were past their size limits). Exit 0:",
@@ -390,6 +457,8 @@ def cmd_readme(a) -> None:
                         out.append(f"| `{h['requests']}` | {h['m']} | {h['opt_free']} | {h['opt_glob']} |")
                     out.append("")
             continue
+        if study in ("k4n7", "k3n7"):
+            out += _universe_answer(study, files, verify)
         out += _per_m_table(files, verify) + [""]
         pts = []
         for f, data in files:
