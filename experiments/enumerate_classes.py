@@ -155,15 +155,21 @@ def cmd_verify(a) -> None:
     path = HERE / "verify.json"
     if path.exists():
         out = json.loads(path.read_text())
-    for f in sorted(HERE.glob("*.json")):
+    for f in sorted(HERE.glob(a.files)):
         data = _load(f)
         if data is None:
             continue
         for m, t in data["by_m"].items():
             if not t.get("witness") or int(m) < 2 or t["witness"] in out:
                 continue
+            if int(m) < a.min_m:
+                continue
             free, glob = t["witness_free"], t["witness_glob"]
             cmd = ["mptsearch", "verify", t["witness"], "--claim", f"free={free}", "--claim", f"glob={glob}"]
+            for meth in a.method or []:
+                cmd += ["--method", meth]
+            if a.time_limit:
+                cmd += ["-t", str(a.time_limit)]
             t0 = time.perf_counter()
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
@@ -523,7 +529,11 @@ def main(argv=None) -> None:
     g = sub.add_parser("merge")
     g.add_argument("studies", nargs="+", choices=sorted(STUDIES))
     g.add_argument("--m", default="2-12", help="LO-HI for the per-m studies")
-    sub.add_parser("verify")
+    v = sub.add_parser("verify")
+    v.add_argument("--method", action="append", help="passed to verify (repeatable; default: all)")
+    v.add_argument("-t", "--time-limit", type=float, default=None, help="passed to verify")
+    v.add_argument("--min-m", type=int, default=2, help="only the maxima with at least this m")
+    v.add_argument("--files", default="*.json", help="which result files (a glob in results/enumerate/)")
     e = sub.add_parser("estimate")
     e.add_argument("--upto", type=int, default=22, help="largest m for the studies in --far (22: the DP limit)")
     e.add_argument("--far", nargs="*", default=["k4n7"], help="studies estimated up to --upto")
