@@ -393,3 +393,11 @@ def prefix_set_bound(req, m, n, subs, ups, rank):
         return 0
     tot, _ = level_bound_of(forced, k, subs, ups)
     return m + tot
+
+
+@njit(cache=True)
+def level_bounds(masks, ms, rows, n, subs, ups, rank, out):
+    """out[t] := the level bound of family rows[t] (masks[row, :ms[row]], uniform or 0)."""
+    for t in range(rows.shape[0]):
+        i = rows[t]
+        out[t] = prefix_set_bound(masks[i], ms[i], n, subs, ups, rank)

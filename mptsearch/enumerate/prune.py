@@ -13,7 +13,9 @@ the maximum (or that the bounds rule out of the property).
 
 The members' ancestors with ``mlo - ancestors <= m < mlo`` are generated as well: those
 without a parent in the piece get the exact DP (each costs a fraction 3^-(mlo-m) of a
-member), the others only the inherited bound, and they are not members (not counted).
+member; with unit weights on <= 7 chunks from m = PS_FROM on, where the prefix-set search
+would cost about as much as a member, the level bound instead), the others only the
+inherited bound, and they are not members (not counted).
 Measured on 4-uniform families on 7 chunks with 12 requests (benchmarks/bench_enumerate.py):
 with exact grandparents and the drivers' ratio floors, 96.7% of the members need no DP.
 """
@@ -25,11 +27,17 @@ from fractions import Fraction
 import numpy as np
 
 from .._kernels.inherited import inherited_lower_bounds
+from .._kernels.prefix_sets import level_bounds
+from ..exact.prefix_sets import MAX_N, PS_FROM, _tables
 from .evaluate import EXACT_M_LIMIT, BatchResult, evaluate_batch
 
 __all__ = ["evaluate_tree", "DEFAULT_ANCESTORS"]
 
 DEFAULT_ANCESTORS = 2  #: generations above mlo evaluated to feed the inherited bounds
+
+
+def _level_bound_instead(n, w, m, prefix_sets) -> bool:
+    return bool(prefix_sets) and 1 <= n <= MAX_N and bool(np.all(w == 1)) and m >= PS_FROM
 
 
 def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int, mlo: int, *,
@@ -72,8 +80,15 @@ def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int
         inherited_lower_bounds(umasks, ms, rows, parents, value, w, inherited)
         if d < mlo:
             top = parents[rows] < 0
+            if top.any() and _level_bound_instead(n, w, d, prefix_sets):
+                # past the DP's crossover an exact value per root costs more than the pruning
+                # gains: the level bound (a certified lower bound) feeds the inherited bounds
+                lvl = np.zeros(int(top.sum()), dtype=np.int64)
+                _, subs, ups, _, rank = _tables(n)
+                level_bounds(umasks, ms, rows[top], n, subs, ups, rank, lvl)
+                value[rows[top]] = lvl
             # roots of the ancestor levels: exact (ratio >= 0 holds for all, so the DP runs)
-            if top.any():
+            elif top.any():
                 r = evaluate_batch(masks[rows[top]], ms[rows[top]], n, weights=weights,
                                    prop="ratio", threshold=0, exact_limit=exact_limit,
                                    prefix_sets=prefix_sets)
