@@ -103,6 +103,51 @@ def cmd_run(a) -> None:
                 run_one(stem, args, a.jobs, a.ancestors, a.shard)
 
 
+def cmd_crosscheck(a) -> None:
+    """Rerun one committed per-m class with the current code (the level bound and the
+    prefix-set search; ``--ancestors 0``) into results/enumerate/crosscheck/STEM.json, to be
+    compared with the committed STEM.json (run with the code of its git commit): counts,
+    maxima, attained counts and witnesses must agree; only the pruned / evaluated split may
+    differ. The README shows the comparison."""
+    for study in a.studies:
+        stem0, args0 = STUDIES[study][1][0]
+        stem, args = stem0.format(m=a.m), args0.format(m=a.m)
+        (HERE / "crosscheck").mkdir(exist_ok=True)
+        out = f"results/enumerate/crosscheck/{stem}.json"
+        cmd = ["mptsearch", "enumerate", *args.split(), "--ancestors", "0", "-q", "-j", "1", "--store",
+               f"results/enumerate/_work/crosscheck_{stem}.sqlite", "--json", "-o", out]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        data = json.loads((ROOT / out).read_text())
+        data["run"] = {"command": " ".join(cmd), "exit_code": proc.returncode, "git_commit": _git_commit(),
+                       "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 2)}
+        _write_json(ROOT / out, data)
+        print(f"{out}: exit {proc.returncode}", flush=True)
+
+
+def _crosscheck_lines() -> list[str]:
+    lines = []
+    for f in sorted((HERE / "crosscheck").glob("*.json")):
+        new = json.loads(f.read_text())
+        ref = HERE / f.name
+        if not ref.exists():
+            continue
+        old = json.loads(ref.read_text())
+        (m, a), = new["by_m"].items()
+        b = old["by_m"][m]
+        keys = ("count", "max", "attain", "witness", "witness_free", "witness_glob", "undecided")
+        same = all(a.get(k) == b.get(k) for k in keys)
+        lines.append(f"- `{f.name}`: `{new['run']['command']}` (commit {new['run']['git_commit']}) against "
+                     f"the committed run (commit {old['run']['git_commit']}): "
+                     + ("count, maximum, attained count and witness agree" if same else
+                        "DIFFERENT: " + ", ".join(f"{k} {b.get(k)} vs {a.get(k)}" for k in keys if a.get(k) != b.get(k)))
+                     + f"; exact evaluations {b['evaluated']:,} then, {a['evaluated']:,} now.")
+    return (["## Cross-checks of the current code against committed runs", "",
+             "Whole classes rerun with the level bound and the prefix-set search "
+             "(`python experiments/enumerate_classes.py crosscheck STUDY --m M`):", ""] + lines + [""]) if lines else []
+
+
 def cmd_merge(a) -> None:
     """Combine the shard summaries STEM.shardIofN.json of each m into STEM.json (all N shards
     complete, else nothing is written for that m): counts add up, the maximum is the largest
@@ -478,6 +523,7 @@ def cmd_readme(a) -> None:
                     + ", ".join(str(p[0]) for p in pts if p[1] == best[1]) + ".", ""]
             out += _against_annealing(files[0][1], pts)
         series[title] = sorted(pts)
+    out += _crosscheck_lines()
     if series:
         _plot(series, HERE / "max_ratio.png")
         out += ["## Plot", "", "![exact maximum ratio against m](max_ratio.png)", ""]
@@ -526,6 +572,9 @@ def main(argv=None) -> None:
     r.add_argument("-j", "--jobs", type=int, default=1)
     r.add_argument("--ancestors", type=int, default=None, help="passed to enumerate (default: its own)")
     r.add_argument("--shard", default=None, help="i/N: one shard per m into STEM.shardIofN.json; then merge")
+    c = sub.add_parser("crosscheck")
+    c.add_argument("studies", nargs="+", choices=sorted(STUDIES))
+    c.add_argument("--m", type=int, required=True)
     g = sub.add_parser("merge")
     g.add_argument("studies", nargs="+", choices=sorted(STUDIES))
     g.add_argument("--m", default="2-12", help="LO-HI for the per-m studies")
@@ -540,7 +589,7 @@ def main(argv=None) -> None:
     e.add_argument("--exact-counts", nargs="*", default=["k4n7"], help="studies counted exactly")
     sub.add_parser("readme")
     a = ap.parse_args(argv)
-    {"run": cmd_run, "merge": cmd_merge, "verify": cmd_verify, "readme": cmd_readme,
+    {"run": cmd_run, "merge": cmd_merge, "crosscheck": cmd_crosscheck, "verify": cmd_verify, "readme": cmd_readme,
      "estimate": cmd_estimate}[a.what](a)
 
 
