@@ -414,7 +414,8 @@ def _universe_answer(study: str, files, verify: dict) -> list[str]:
     n, (k, _) = data0["class"]["n"], data0["class"]["k"]
     N = comb(n, k)
     rows = {r["m"]: (r, data) for f, data in files for r in _rows(data)}
-    missing = [m for m in range(N + 1) if m not in rows]
+    # m = 0 is the empty family alone (no ratio); `enumerate -m 0` reports no member for it
+    missing = [m for m in range(1, N + 1) if m not in rows]
     undecided = [m for m, (r, _) in sorted(rows.items()) if not r.get("exact", True) or r.get("undecided")]
     ratios = {m: Fraction(r["max"]) for m, (r, _) in rows.items() if r.get("max")}
     best = max(ratios.values()) if ratios else None
@@ -433,7 +434,8 @@ def _universe_answer(study: str, files, verify: dict) -> list[str]:
     lines = [f"**Is {record} the maximum over all {k}-uniform families on {n} chunks?** "]
     done = not missing and not undecided
     if done:
-        lines[0] += (f"Every m = 0..{N} is enumerated and every member decided: the exact maximum of "
+        lines[0] += (f"Every m = 1..{N} is enumerated and every member decided (m = 0 is the empty family): "
+                     f"the exact maximum of "
                      f"OPT_glob/OPT_free over the whole universe is {best} = {float(best):.4f}, at m = "
                      f"{', '.join(map(str, at))}; it is {'equal to' if best == record else ('above' if best > record else 'below')} "
                      f"{record}" + (" (the paper's 4-uniform record)." if k == 4 else " (the paper's annealed ratio at k = 3)."))
