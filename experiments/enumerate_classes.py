@@ -223,7 +223,11 @@ def cmd_verify(a) -> None:
                                  "output": p.stdout, "seconds": round(time.perf_counter() - t0, 2),
                                  "command": " ".join(cmd[:2]) + f' "{t["witness"]}" ' + " ".join(cmd[3:])}
             print(f"{t['witness']}: exit {p.returncode}, {out[t['witness']]['verdict']}", flush=True)
-            _write_json(path, out)
+            # merge with what other verify runs wrote meanwhile (several may run at once)
+            now = json.loads(path.read_text()) if path.exists() else {}
+            now.update({w: out[w] for w in out if w not in now or w == t["witness"]})
+            out.update(now)
+            _write_json(path, now)
 
 
 # ---- estimates in core-hours for what was not run --------------------------------------------
