@@ -65,7 +65,9 @@ def main(argv=None):
             for m, row in sorted(data["by_m"].items(), key=lambda kv: int(kv[0])):
                 if not row.get("witness") or row.get("max") is None:
                     continue
-                inst = from_lists([[x for x in range(n) if mask >> x & 1] for mask in row["witness"]])
+                w = row["witness"]  # compact notation (or request masks in older files)
+                inst = from_compact(w) if isinstance(w, str) else \
+                    from_lists([[x for x in range(n) if mask >> x & 1] for mask in w])
                 free, glob = certify(inst)
                 assert Fraction(glob, free) == Fraction(row["max"]), (path, m)
                 exact.append({"file": path.name, "k": data["class"]["k"], "n": n, "m": int(m),

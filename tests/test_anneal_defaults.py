@@ -36,7 +36,9 @@ def test_m_alternate_narrows_even_restarts_only():
 
 
 def test_default_range_reaches_the_k3_six_chunk_maximum():
-    cfg = AnnealConfig(n=6, k=(3, 3), m=default_requests(6, (3, 3)), m_alternate=DEFAULT_M_NARROW,
+    # the wide range of weighted classes (3..MAX_M); unit weights on 6 chunks now default to
+    # every m (3..20), a longer walk for the same seed and steps
+    cfg = AnnealConfig(n=6, k=(3, 3), m=default_requests(6, (3, 3), (1, 9)), m_alternate=DEFAULT_M_NARROW,
                        restart_steps=20_000)
     run = anneal(cfg, seed=1, steps=40_000, time_limit=None, jobs=1)   # restarts 0 (narrow) and 1 (wide)
     assert Fraction(run.num, run.den) == Fraction(23, 18)
