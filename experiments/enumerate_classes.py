@@ -152,7 +152,8 @@ def cmd_merge(a) -> None:
     """Combine the shard summaries STEM.shardIofN.json of each m into STEM.json (all N shards
     complete, else nothing is written for that m): counts add up, the maximum is the largest
     shard maximum, attained by the sum of the shards' attained counts at it, with the witness
-    of the first shard that attains it; CPU and wall seconds add up (core-seconds)."""
+    of the first shard that attains it (an attaining member; the unsharded run may name another
+    one); CPU and wall seconds add up (core-seconds)."""
     for study in a.studies:
         stem0 = STUDIES[study][1][0][0]
         lo, hi = (int(x) for x in a.m.split("-"))
@@ -182,7 +183,8 @@ def cmd_merge(a) -> None:
             runs = [got[i]["run"] for i in range(N)]
             data = {key: v for key, v in got[0].items() if key not in ("by_m", "run", "shard")}
             data.update(by_m={str(m): t}, complete=True, merged_from=[f.name for f in parts],
-                        run={"command": runs[0]["command"].replace(f"--shard 0/{N}", f"--shard $i/{N}"),
+                        run={"command": runs[0]["command"].replace(f"--shard 0/{N}", f"--shard $i/{N}")
+                             .replace(f".shard0of{N}.", f".shard${{i}}of{N}."),
                              "exit_code": 0, "shards": N,
                              "wall_seconds": round(sum(r["wall_seconds"] for r in runs), 2),
                              "cpu_seconds": round(sum(r["cpu_seconds"] for r in runs), 2),
@@ -205,7 +207,9 @@ def cmd_verify(a) -> None:
         if data is None:
             continue
         for m, t in data["by_m"].items():
-            if not t.get("witness") or int(m) < 2 or t["witness"] in out:
+            if not t.get("witness") or int(m) < 2:
+                continue
+            if t["witness"] in out and not (a.retry and out[t["witness"]]["exit_code"] != 0):
                 continue
             if int(m) < a.min_m:
                 continue
@@ -589,6 +593,7 @@ def main(argv=None) -> None:
     v.add_argument("-t", "--time-limit", type=float, default=None, help="passed to verify")
     v.add_argument("--min-m", type=int, default=2, help="only the maxima with at least this m")
     v.add_argument("--files", default="*.json", help="which result files (a glob in results/enumerate/)")
+    v.add_argument("--retry", action="store_true", help="run again the maxima not proved so far")
     e = sub.add_parser("estimate")
     e.add_argument("--upto", type=int, default=22, help="largest m for the studies in --far (22: the DP limit)")
     e.add_argument("--far", nargs="*", default=["k4n7"], help="studies estimated up to --upto")
