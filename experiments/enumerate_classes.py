@@ -211,7 +211,7 @@ def cmd_verify(a) -> None:
                 continue
             if t["witness"] in out and not (a.retry and out[t["witness"]]["exit_code"] != 0):
                 continue
-            if int(m) < a.min_m:
+            if not a.min_m <= int(m) <= a.max_m:
                 continue
             free, glob = t["witness_free"], t["witness_glob"]
             cmd = ["mptsearch", "verify", t["witness"], "--claim", f"free={free}", "--claim", f"glob={glob}"]
@@ -592,6 +592,7 @@ def main(argv=None) -> None:
     v.add_argument("--method", action="append", help="passed to verify (repeatable; default: all)")
     v.add_argument("-t", "--time-limit", type=float, default=None, help="passed to verify")
     v.add_argument("--min-m", type=int, default=2, help="only the maxima with at least this m")
+    v.add_argument("--max-m", type=int, default=10**9, help="only the maxima with at most this m")
     v.add_argument("--files", default="*.json", help="which result files (a glob in results/enumerate/)")
     v.add_argument("--retry", action="store_true", help="run again the maxima not proved so far")
     e = sub.add_parser("estimate")
