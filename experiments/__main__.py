@@ -15,7 +15,7 @@ import time
 # Default run (about 3 minutes on a quiet 2-core machine). The searches that feed C1 and C9 (annealing
 # table, exhaustive enumeration), the serving side (C10-C12), open problem 1 and the certificates
 # are longer and run on their own: python -m experiments.anneal_table,
-# python results/enumerate/build.py run, python -m experiments.serving, python -m experiments.theta_k,
+# python experiments/enumerate_classes.py run, python -m experiments.serving, python -m experiments.theta_k,
 # python -m experiments.certificates.
 EXPERIMENTS = ["minimal_gaps", "leave_one_out", "half_approx", "rag_shaped", "mst_slack", "c1p_bound",
                "dp_speed", "verify_campaigns", "ratios"]

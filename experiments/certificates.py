@@ -36,7 +36,7 @@ def headline_instances() -> list[tuple[str, object, str]]:
         data = json.loads((RESULTS / "enumerate" / fname).read_text())
         best = max((row for row in data["by_m"].values() if row.get("max")),
                    key=lambda row: _fraction(row["max"]))
-        inst = parse_instance(best["witness"])  # compact notation, as results/enumerate/build.py writes it
+        inst = parse_instance(best["witness"])  # compact notation, as experiments/enumerate_classes.py writes it
         out.append((label, inst, f"exact maximum {best['max']} of {fname} (m={inst.m})"))
     return out
 

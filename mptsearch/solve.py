@@ -126,7 +126,18 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         return result
 
     if "opt_free" in methods:
-        if inst.m > max_free_m:
+        from .exact.prefix_sets import prefix_sets_apply
+        if prefix_sets_apply(inst):
+            # unit weights on <= 7 chunks, past the DP's crossover: no 3^m, no m limit
+            from .exact.prefix_sets import opt_free_prefix_sets
+            from .families import k4_3
+            t0 = time.perf_counter()
+            opt_free_prefix_sets(k4_3())  # compiled once per process: timings are the solve's own
+            s.seconds["kernel_load"] = time.perf_counter() - t0
+            r = timed("opt_free", lambda: opt_free_prefix_sets(inst))
+            s.values["opt_free"] = r.value
+            candidates.append((r.value, "opt_free", r.layout, r.hierarchy))
+        elif inst.m > max_free_m:
             s.skipped["opt_free"] = f"m={inst.m} requests exceeds --max-free-m {max_free_m} (O(3^m) time)"
         else:
             from .exact.free import opt_free

@@ -117,3 +117,20 @@ def naive_minimal_among_hits(families, n) -> list[bool]:
 
     return [not any(len(fb) < len(fa) and contained(fb, fa) for b, fb in enumerate(families) if b != a)
             for a, fa in enumerate(families)]
+
+
+def naive_min_accessible_family(requests) -> int:
+    """The prefix-set lemma (mptsearch.exact.prefix_sets) read literally: the least |P| - 1
+    over families P of subsets of the chunks in use that contain the empty set and every
+    request, and in which every nonempty member loses one chunk to another member. Tries
+    every family, smallest first: for universes of at most 4 chunks."""
+    reqs = {frozenset(r) for r in requests}
+    universe = sorted(set().union(*reqs))
+    subsets = [frozenset(c) for size in range(1, len(universe) + 1) for c in combinations(universe, size)]
+    optional = [s for s in subsets if s not in reqs]
+    for extra in range(len(optional) + 1):
+        for add in combinations(optional, extra):
+            fam = reqs | set(add) | {frozenset()}
+            if all(any(s - {x} in fam for x in s) for s in fam if s):
+                return len(fam) - 1
+    raise AssertionError("the family of all subsets is accessible")

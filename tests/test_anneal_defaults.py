@@ -11,7 +11,11 @@ from mptsearch.search.parallel import anneal
 
 
 def test_default_range_is_the_whole_class_up_to_max_m():
-    assert default_requests(6, (3, 3)) == (3, 16) == (3, MAX_M)
+    # unit weights on <= 7 chunks: every m (the prefix-set search), else at most MAX_M
+    assert default_requests(6, (3, 3)) == (3, 20)
+    assert default_requests(7, (4, 4)) == (3, 35)
+    assert default_requests(6, (3, 3), (1, 9)) == (3, 16) == (3, MAX_M)
+    assert default_requests(8, (4, 4)) == (3, MAX_M)
     assert default_requests(4, (3, 3)) == (3, 4)
     assert default_requests(5, (2, 2)) == (3, 10)
     assert default_requests(2, (1, 1)) == (2, 2)
@@ -33,7 +37,9 @@ def test_m_alternate_narrows_even_restarts_only():
 
 @pytest.mark.slow  # a search campaign (80,000 steps); benchmarks/bench_anneal_defaults.py times it
 def test_default_range_reaches_the_k3_six_chunk_maximum():
-    cfg = AnnealConfig(n=6, k=(3, 3), m=default_requests(6, (3, 3)), m_alternate=DEFAULT_M_NARROW,
+    # the wide range of weighted classes (3..MAX_M); unit weights on 6 chunks now default to
+    # every m (3..20), a longer walk for the same seed and steps
+    cfg = AnnealConfig(n=6, k=(3, 3), m=default_requests(6, (3, 3), (1, 9)), m_alternate=DEFAULT_M_NARROW,
                        restart_steps=20_000)
     run = anneal(cfg, seed=1, steps=40_000, time_limit=None, jobs=1)   # restarts 0 (narrow) and 1 (wide)
     assert Fraction(run.num, run.den) == Fraction(23, 18)

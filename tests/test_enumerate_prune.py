@@ -61,17 +61,28 @@ def _key(res):
     pytest.param(EnumClass(6, 3, 3, 0, 20), "gap", 1, marks=pytest.mark.slow),  # 2136 classes, half a minute
     (EnumClass(6, 2, 3, 5, 7), "ratio", Fraction(6, 5)),
     (EnumClass(5, 1, 5, 3, 6), "shortfall", Fraction(3, 2)),
+    # ancestors at m = 15, 16: the roots, past PS_FROM, get the level bound, not an exact value
+    (EnumClass(6, 3, 3, 17, 18), "none", 1),
 ])
 def test_pruned_equals_unpruned_over_whole_classes(tmp_path, cls, prop, threshold):
+    # unpruned: each member's own bounds and the subset DP only
     plain = run_enumeration(cls, tmp_path / "plain.sqlite", prop=prop, threshold=threshold,
-                            ancestors=0)
-    for a in (1, 2):
-        pruned = run_enumeration(cls, tmp_path / f"a{a}.sqlite", prop=prop, threshold=threshold,
-                                 ancestors=a)
-        assert _key(pruned) == _key(plain)
-        assert pruned.complete and plain.complete
-    # the pruning does prune (this test would pass vacuously otherwise)
-    assert sum(t["pruned"] for t in pruned.by_m.values()) > sum(t["pruned"] for t in plain.by_m.values())
+                            ancestors=0, prefix_sets=False)
+    runs = {}
+    for a, ps in ((2, False), (0, True), (2, True)):
+        runs[a, ps] = run_enumeration(cls, tmp_path / f"a{a}{ps}.sqlite", prop=prop,
+                                      threshold=threshold, ancestors=a, prefix_sets=ps)
+        assert _key(runs[a, ps]) == _key(plain)
+        assert runs[a, ps].complete and plain.complete
+
+    def pruned(r):
+        return sum(t["pruned"] for t in r.by_m.values())
+    # each pruning does prune (this test would pass vacuously otherwise): the inherited
+    # bounds, and on uniform classes the level bound of the prefix-set search
+    if cls.mlo < 17:
+        assert pruned(runs[2, False]) > pruned(plain)
+    if cls.klo == cls.khi and cls.mlo < 17:
+        assert pruned(runs[0, True]) > pruned(plain)
 
 
 def test_k4_n7_m9_decided_mostly_without_dp(tmp_path):

@@ -17,8 +17,16 @@ from mptsearch.enumerate.store import StoreError, merge_stores, store_status
 CLS = EnumClass(6, 3, 3, 2, 9)
 
 
+def _split_free(by_m):
+    """The totals without the pruned / evaluated split, which depends on the order pieces
+    finish in (the ratio floors and the level bound); that split still adds up."""
+    for t in by_m.values():
+        assert t["pruned"] + t["evaluated"] + t["undecided"] == t["count"]
+    return {m: {k: v for k, v in t.items() if k not in ("pruned", "evaluated")} for m, t in by_m.items()}
+
+
 def _key(res):
-    return {m: {k: v for k, v in t.items()} for m, t in res.by_m.items()}, sorted(h[1:] for h in res.hits)
+    return _split_free(res.by_m), sorted(h[1:] for h in res.hits)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +45,7 @@ def test_shards_merge_to_the_whole(tmp_path, reference):
         merge_stores(paths[:2], tmp_path / "bad.sqlite")
     merged = merge_stores(paths, tmp_path / "merged.sqlite")
     from mptsearch.enumerate.store import totals
-    assert totals(merged.summaries()) == reference.by_m
+    assert _split_free(totals(merged.summaries())) == _split_free(reference.by_m)
     assert sorted(h[1:] for h in merged.hits()) == sorted(h[1:] for h in reference.hits)
     assert [reference.by_m[m]["count"] for m in range(2, 10)] == [3, 7, 21, 43, 94, 161, 249, 312]
 

@@ -10,7 +10,7 @@ from mptsearch.cli import main
 @pytest.mark.parametrize("args", [
     ["--k", "x"], ["--k", "4-3"], ["--k", "8", "--chunks", "7"], ["--chunks", "40"],
     ["--requests", "0"], ["--requests", "30", "--k", "2", "--chunks", "4"], ["--weights", "0-3"],
-    ["--requests", "20"], ["--objective", "nope"],
+    ["--requests", "20", "--weights", "1-9"], ["--requests", "40"], ["--objective", "nope"],
 ])
 def test_bad_input_exit_2_one_line(args, capsys):
     assert main(["anneal", *args, "--quiet"]) == 2

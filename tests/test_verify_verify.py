@@ -138,7 +138,7 @@ def test_cli_exit_codes(capsys, tmp_path):
     assert main(["verify", RECORD, "--claim", "free=14", "--claim", "glob=21"]) == 0
     out = capsys.readouterr().out
     assert "verified" in out and "cpsat-glob" in out and "order costs 21 ok" in out
-    assert "OPT_free = 14  proved by 3 independent methods" in out
+    assert "OPT_free = 14  proved by 5 independent methods" in out
     assert main(["verify", RECORD, "--claim", "glob=20"]) == 1
     out = capsys.readouterr().out
     assert "claim glob=20: FALSE (OPT_glob is 21, not 20" in out and "NOT verified" in out
@@ -156,3 +156,19 @@ def test_cli_exit_codes(capsys, tmp_path):
     assert main(["verify", "012 013 023 123", "--method", "dp-free", "--json"]) == 3
     assert data["instance"]["requests"] == [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]
     assert all(len(r["witness"]) == 4 for r in data["methods"] if r["status"] == "optimal" and r["quantity"] == "free")
+
+
+def test_prefix_sets_and_cpsat_orders_are_families_of_their_own_past_the_dp():
+    """At m = 19 (past dp-free's 18) the prefix-set search and the order-choice CP-SAT are
+    two independent methods; weighted instances are not the prefix-set search's business."""
+    import itertools
+    import random
+
+    rng = random.Random(5)
+    inst = from_lists([list(c) for c in rng.sample(list(itertools.combinations(range(7), 3)), 19)])
+    rep = verify(inst, methods=["prefix-sets", "cpsat-orders", "dp-glob", "brute-orders"], **FAST)
+    assert rep.quantities["free"].families == ["order-choice CP-SAT", "prefix-set search"]
+    assert rep.verdict == "proved"
+    weighted = from_lists([[0, 1], [1, 2]], {0: 2, 1: 1, 2: 1})
+    row = verify(weighted, methods=["prefix-sets"], **FAST).rows[0]
+    assert row.status == "skipped" and "weighted" in row.note

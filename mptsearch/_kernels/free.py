@@ -10,10 +10,15 @@ import numpy as np
 from numba import njit
 
 from .blocked import dp_rows, low_bits
-from .masks import intersection_table
+from .masks import intersection_table, mask_weight
+from .prefix_sets import prefix_set_free
 from .subset_dp import dp_plain
 
-__all__ = ["solve_dp", "free_savings"]
+__all__ = ["solve_dp", "free_savings", "free_savings_fastest"]
+
+# the crossovers of mptsearch.exact.prefix_sets (PS_FROM, PS_FROM_SMALL_K), repeated here as
+# compile-time constants; tests/test_prefix_sets.py checks that they agree
+PS_FROM, PS_FROM_SMALL_K = 15, 10
 
 
 @njit(cache=True)
@@ -36,3 +41,25 @@ def free_savings(req, m, weights, ws):
     intersection_table(req, m, weights, ws.inter, ws.wI)
     solve_dp(ws.wI, ws.M, m)
     return np.int64(ws.M[(1 << m) - 1])
+
+
+@njit(cache=True)
+def free_savings_fastest(req, m, weights, ws):
+    """:func:`free_savings` by the faster exact method: the prefix-set search
+    (:mod:`mptsearch.exact.prefix_sets`) for unit weights on <= 7 chunks from its crossover
+    on (no table, no limit on m), else the DP (tables of 2^m entries)."""
+    n = ws.S.shape[0]
+    if m >= PS_FROM_SMALL_K and ws.ps_rank.shape[0] == 1 << n:
+        unit = True
+        for x in range(n):
+            if weights[x] != 1:
+                unit = False
+        k = 0
+        total = np.int64(0)
+        for a in range(m):
+            c = mask_weight(req[a], weights)
+            total += c
+            k = max(k, c)
+        if unit and (m >= PS_FROM or k <= 3):
+            return total - prefix_set_free(req, m, n, ws.ps_subs, ws.ps_ups, ws.ps_up1, ws.ps_rank)
+    return free_savings(req, m, weights, ws)

@@ -25,6 +25,10 @@ class Workspace(NamedTuple):
     pw: np.ndarray       # int64[m, m]: pair weights of the MST bound
     intree: np.ndarray   # bool[m]
     key: np.ndarray      # int64[m]
+    ps_subs: np.ndarray  # the prefix-set search's level tables (n <= 7; else empty)
+    ps_ups: np.ndarray
+    ps_up1: np.ndarray
+    ps_rank: np.ndarray  # int64[2^n] when the prefix-set search applies, else int64[0]
 
     @property
     def dtype(self) -> np.dtype:
@@ -36,8 +40,13 @@ def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Works
     """A workspace for up to ``m_max`` requests on ``n`` chunks with OPT_free tables of
     2^table_m entries (default m_max) in the integer type ``dtype`` (see
     :func:`mptsearch.exact.free.dp_dtype`: it must hold the largest sum_i w(R_i))."""
+    from ..exact.prefix_sets import MAX_N, _tables
+
     dtype = np.dtype(dtype)
     m = max(int(m_max), 1)
+    _, subs, ups, up1, rank = _tables(n) if 1 <= n <= MAX_N else _tables(1)
+    if not 1 <= n <= MAX_N:
+        rank = np.zeros(0, dtype=np.int64)
     t = 1 << (m if table_m is None else int(table_m))
     return Workspace(
         S=np.zeros(max(n, 1), dtype=np.uint64), inter=np.zeros(t, dtype=np.uint64),
@@ -46,4 +55,4 @@ def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Works
         ncls=np.zeros(n + 1, dtype=np.int64), singles=np.zeros(n + 1, dtype=np.uint64),
         sig=np.zeros(2 * m, dtype=np.uint64), act=np.zeros(2 * m, dtype=np.int64),
         pw=np.zeros((m, m), dtype=np.int64), intree=np.zeros(m, dtype=np.bool_),
-        key=np.zeros(m, dtype=np.int64))
+        key=np.zeros(m, dtype=np.int64), ps_subs=subs, ps_ups=ups, ps_up1=up1, ps_rank=rank)

@@ -143,7 +143,8 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
               help="Request size or range  [default: 4 for ratio, 2-4 otherwise]")
 @click.option("-n", "--chunks", type=int, default=7, show_default=True, help="Chunks in the universe (n).")
 @click.option("-m", "--requests", "m_text", default=None, metavar="M|LO-HI",
-              help="Number of requests or range  [default: 3 up to the distinct requests that exist, at most 16; "
+              help="Number of requests or range  [default: 3 up to the distinct requests that exist, at most 16 "
+                   "unless the weights are 1 and n <= 7 (prefix-set search); "
                    "every other restart keeps to m <= 10]")
 @click.option("--weights", "w_text", default=None, metavar="W|LO-HI",
               help="Chunk weight or range  [default: 1-9 for shortfall, 1 otherwise]")
@@ -186,7 +187,7 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
     weights = _range(w_text or ("1-9" if objective == "shortfall" else "1"), "--weights")
-    m = _range(m_text, "--requests") if m_text else default_requests(chunks, k)
+    m = _range(m_text, "--requests") if m_text else default_requests(chunks, k, weights)
     m_alternate = None if m_text else DEFAULT_M_NARROW
     if steps is None and time_limit is None:
         time_limit = 60.0

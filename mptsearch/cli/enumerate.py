@@ -165,7 +165,8 @@ def _minimal(minimal_hits, cls, hits, prop, threshold, quiet: bool):
               help="Keep at most this many hits per piece in the store (all are counted).")
 @click.option("--exact-limit", type=click.IntRange(2, 30), default=None,
               help="Largest m for the exact O(3^m) DP (default 22); past it, members the bounds "
-                   "cannot decide are undecided and the run is incomplete.")
+                   "cannot decide are undecided and the run is incomplete, except on <= 7 chunks "
+                   "(all classes here have unit weights), where the prefix-set search has no limit.")
 @click.option("--ancestors", type=click.IntRange(0, 8), default=None,
               help="Generations above the least m evaluated to feed the bounds inherited along the "
                    "generation tree (default 2); 0 turns that pruning off (same results, more DPs).")

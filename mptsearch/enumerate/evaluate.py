@@ -37,7 +37,9 @@ from .._kernels.bounds import free_bounds
 from .._kernels.free import free_savings
 from .._kernels.glob import glob_table
 from .._kernels.masks import chunk_sets
+from .._kernels.prefix_sets import prefix_set_bound, prefix_set_free
 from .._kernels.workspace import workspace
+from ..exact.prefix_sets import PS_FROM, PS_FROM_SMALL_K
 
 __all__ = ["PROPERTIES", "evaluate_batch", "BatchResult", "EXACT_M_LIMIT"]
 
@@ -47,12 +49,42 @@ EXACT_M_LIMIT = 22  # 2^m-entry DP tables per worker; beyond it a member stays u
 
 
 @njit(cache=True)
-def _exact_free(masks, ms, i, w, exact_limit, ws, total, free):
-    """free[i] := OPT_free of member i by the DP, or -2 when m exceeds the DP limit."""
-    if ms[i] <= exact_limit:
-        free[i] = total[i] - free_savings(masks[i], ms[i], w, ws)
+def _kmax(R, m):
+    k = 0
+    for a in range(m):
+        x = R[a]
+        c = 0
+        while x:
+            c += 1
+            x &= x - np.uint64(1)
+        k = max(k, c)
+    return k
+
+
+@njit(cache=True)
+def _exact_free(masks, ms, i, w, exact_limit, ws, total, free, pst):
+    """free[i] := OPT_free of member i, by the prefix-set search where it applies and is the
+    faster (``pst[0]``: unit weights on <= 7 chunks), else by the DP, or -2 when m exceeds
+    the DP limit."""
+    m = ms[i]
+    if pst[0] and (m >= PS_FROM or (m >= PS_FROM_SMALL_K and _kmax(masks[i], m) <= 3)):
+        free[i] = prefix_set_free(masks[i], m, pst[1], pst[2], pst[3], pst[4], pst[5])
+    elif m <= exact_limit:
+        free[i] = total[i] - free_savings(masks[i], m, w, ws)
     else:
         free[i] = -2
+
+
+@njit(cache=True)
+def _tighten(masks, ms, i, lb, pst):
+    """Raise lb[i] to the level bound of :mod:`mptsearch.exact.prefix_sets` (uniform
+    families, unit weights, <= 7 chunks) once, before an exact evaluation is paid for;
+    ``pst[6][i]`` marks it done."""
+    if pst[0] and not pst[6][i]:
+        pst[6][i] = True
+        v = prefix_set_bound(masks[i], ms[i], pst[1], pst[2], pst[3], pst[5])
+        if v > lb[i]:
+            lb[i] = v
 
 
 @njit(cache=True)
@@ -80,25 +112,31 @@ def _glob_and_bounds(masks, ms, n, w, ws, lbin, total, glob, lb, ub, aggsav, fre
 
 
 @njit(cache=True)
-def _decide_property(masks, ms, w, prop, pn, pd, exact_limit, ws, total, glob, lb,
-                     aggsav, free):
-    """Phase 2: the DP for the members whose property the bounds cannot decide."""
-    for i in range(masks.shape[0]):
-        if free[i] >= 0:
-            continue
-        need = False
-        if prop == 1:
-            need = glob[i] > lb[i]
-        elif prop == 2:
-            need = glob[i] * pd >= pn * lb[i]
-        elif prop == 3:
-            need = (total[i] - lb[i]) * pd >= pn * aggsav[i] and total[i] > lb[i]
-        if need:
-            _exact_free(masks, ms, i, w, exact_limit, ws, total, free)
+def _needs_free(prop, pn, pd, i, total, glob, lb, aggsav):
+    if prop == 1:
+        return glob[i] > lb[i]
+    if prop == 2:
+        return glob[i] * pd >= pn * lb[i]
+    if prop == 3:
+        return (total[i] - lb[i]) * pd >= pn * aggsav[i] and total[i] > lb[i]
+    return False
 
 
 @njit(cache=True)
-def _max_ratio(masks, ms, w, exact_limit, ws, fn, fd, total, glob, lb, ub, free):
+def _decide_property(masks, ms, w, prop, pn, pd, exact_limit, ws, total, glob, lb,
+                     aggsav, free, pst):
+    """Phase 2: OPT_free for the members whose property the bounds cannot decide."""
+    for i in range(masks.shape[0]):
+        if free[i] >= 0:
+            continue
+        if _needs_free(prop, pn, pd, i, total, glob, lb, aggsav):
+            _tighten(masks, ms, i, lb, pst)
+            if _needs_free(prop, pn, pd, i, total, glob, lb, aggsav):
+                _exact_free(masks, ms, i, w, exact_limit, ws, total, free, pst)
+
+
+@njit(cache=True)
+def _max_ratio(masks, ms, w, exact_limit, ws, fn, fd, total, glob, lb, ub, free, pst):
     """Phase 3: the exact maximum of OPT_glob / OPT_free for each m, members taken by
     decreasing upper bound OPT_glob / LB while it reaches the best exact ratio so far,
     starting from the floor fn[m] / fd[m] (0/1 when none)."""
@@ -125,7 +163,10 @@ def _max_ratio(masks, ms, w, exact_limit, ws, fn, fd, total, glob, lb, ub, free)
             continue
         if glob[i] * bd[m] >= bn[m] * lb[i]:
             if free[i] < 0:
-                _exact_free(masks, ms, i, w, exact_limit, ws, total, free)
+                _tighten(masks, ms, i, lb, pst)
+                if glob[i] * bd[m] < bn[m] * lb[i]:
+                    continue
+                _exact_free(masks, ms, i, w, exact_limit, ws, total, free, pst)
                 if free[i] == -2:
                     continue
             if glob[i] * bd[m] > bn[m] * free[i]:
@@ -134,12 +175,21 @@ def _max_ratio(masks, ms, w, exact_limit, ws, fn, fd, total, glob, lb, ub, free)
 
 
 @njit(cache=True)
-def _evaluate(masks, ms, n, w, prop, pn, pd, exact_limit, ws, lbin, fn, fd,
+def _evaluate(masks, ms, n, w, prop, pn, pd, exact_limit, ws, lbin, fn, fd, pst,
               total, glob, lb, ub, aggsav, free):
     _glob_and_bounds(masks, ms, n, w, ws, lbin, total, glob, lb, ub, aggsav, free)
     _decide_property(masks, ms, w, prop, pn, pd, exact_limit, ws, total, glob, lb,
-                     aggsav, free)
-    _max_ratio(masks, ms, w, exact_limit, ws, fn, fd, total, glob, lb, ub, free)
+                     aggsav, free, pst)
+    _max_ratio(masks, ms, w, exact_limit, ws, fn, fd, total, glob, lb, ub, free, pst)
+
+
+def _prefix_set_args(n, w, B, on):
+    """The tuple the kernels take: (applies, n, subs, ups, up1, rank, level-bound done)."""
+    from ..exact.prefix_sets import MAX_N, _tables
+
+    on = bool(on) and 1 <= n <= MAX_N and bool(np.all(w == 1))
+    _, subs, ups, up1, rank = _tables(n if on else 1)
+    return (on, np.int64(n), subs, ups, up1, rank, np.zeros(B, dtype=np.bool_))
 
 
 @dataclass
@@ -175,7 +225,8 @@ class BatchResult:
 
 def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, prop: str = "none",
                    threshold: Fraction | float = 1, exact_limit: int = EXACT_M_LIMIT,
-                   lower_bounds=None, ratio_floor: dict | None = None) -> BatchResult:
+                   lower_bounds=None, ratio_floor: dict | None = None,
+                   prefix_sets: bool = True) -> BatchResult:
     """Evaluate a batch of families on n chunks (``masks[i, :ms[i]]`` request bitmasks).
 
     Parameters
@@ -199,6 +250,12 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
         OPT_glob / LB is below it cannot reach the class's maximum and skip the DP; a member
         attaining the class's maximum is still always evaluated. The batch's own maximum is
         then exact only where it reaches the floor.
+    prefix_sets : bool
+        With unit weights on at most 7 chunks (else ignored): raise the lower bound of a
+        member the other bounds cannot decide to the level bound, and compute OPT_free by
+        the prefix-set search (:mod:`mptsearch.exact.prefix_sets`) from the m where it beats
+        the DP (``PS_FROM``), with no limit on m. False: the DP alone, as before (the
+        results are the same; tests compare them).
 
     Returns
     -------
@@ -207,7 +264,7 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
     Notes
     -----
     Per member O(2^n (m + n) + m^3) for OPT_glob and the bounds, plus O(3^m) for each DP that
-    the bounds could not avoid.
+    the bounds could not avoid (milliseconds for a prefix-set search on 7 chunks).
     """
     if prop not in _PROP_CODE:
         raise ValueError(f"unknown property {prop!r}; use one of {', '.join(PROPERTIES)}")
@@ -231,8 +288,10 @@ def evaluate_batch(masks: np.ndarray, ms: np.ndarray, n: int, *, weights=None, p
     if B:
         mmax = max(int(ms.max()), 1)
         # every DP value is at most sum_i w(R_i) <= m * w(universe): int16 when that fits
-        ws = workspace(n, max(mmax, masks.shape[1]), dp_dtype(mmax * int(w.sum())),
-                       table_m=min(mmax, exact_limit))
+        pst = _prefix_set_args(n, w, B, prefix_sets)
+        # the DP never runs from PS_FROM on when the prefix-set search applies
+        dp_m = min(mmax, exact_limit, PS_FROM - 1 if pst[0] else mmax)
+        ws = workspace(n, max(mmax, masks.shape[1]), dp_dtype(mmax * int(w.sum())), table_m=dp_m)
         _evaluate(masks, ms, n, w, _PROP_CODE[prop], thr.numerator, thr.denominator,
-                  exact_limit, ws, lbin, fn, fd, *arrs)
+                  exact_limit, ws, lbin, fn, fd, pst, *arrs)
     return BatchResult(*arrs)

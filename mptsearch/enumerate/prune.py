@@ -13,7 +13,9 @@ the maximum (or that the bounds rule out of the property).
 
 The members' ancestors with ``mlo - ancestors <= m < mlo`` are generated as well: those
 without a parent in the piece get the exact DP (each costs a fraction 3^-(mlo-m) of a
-member), the others only the inherited bound, and they are not members (not counted).
+member; with unit weights on <= 7 chunks from m = PS_FROM on, where the prefix-set search
+would cost about as much as a member, the level bound instead), the others only the
+inherited bound, and they are not members (not counted).
 Measured on 4-uniform families on 7 chunks with 12 requests (benchmarks/bench_enumerate.py):
 with exact grandparents and the drivers' ratio floors, 96.7% of the members need no DP.
 """
@@ -25,6 +27,8 @@ from fractions import Fraction
 import numpy as np
 
 from .._kernels.inherited import inherited_lower_bounds
+from .._kernels.prefix_sets import level_bounds
+from ..exact.prefix_sets import MAX_N, PS_FROM, _tables
 from .evaluate import EXACT_M_LIMIT, BatchResult, evaluate_batch
 
 __all__ = ["evaluate_tree", "DEFAULT_ANCESTORS"]
@@ -32,10 +36,14 @@ __all__ = ["evaluate_tree", "DEFAULT_ANCESTORS"]
 DEFAULT_ANCESTORS = 2  #: generations above mlo evaluated to feed the inherited bounds
 
 
+def _level_bound_instead(n, w, m, prefix_sets) -> bool:
+    return bool(prefix_sets) and 1 <= n <= MAX_N and bool(np.all(w == 1)) and m >= PS_FROM
+
+
 def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int, mlo: int, *,
                   prop: str = "none", threshold: Fraction | float = 1,
                   exact_limit: int = EXACT_M_LIMIT, weights=None,
-                  ratio_floor: dict | None = None) -> BatchResult:
+                  ratio_floor: dict | None = None, prefix_sets: bool = True) -> BatchResult:
     """Evaluate the families of a generation subtree level by level with inherited bounds.
 
     Parameters
@@ -45,7 +53,7 @@ def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int
     n : number of chunks
     mlo : families with fewer requests are ancestors only: evaluated to bound their
         descendants, never reported (their entries in the result are meaningless)
-    prop, threshold, exact_limit, weights, ratio_floor : as in :func:`evaluate_batch`
+    prop, threshold, exact_limit, weights, ratio_floor, prefix_sets : as in :func:`evaluate_batch`
 
     Returns
     -------
@@ -72,16 +80,24 @@ def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int
         inherited_lower_bounds(umasks, ms, rows, parents, value, w, inherited)
         if d < mlo:
             top = parents[rows] < 0
+            if top.any() and _level_bound_instead(n, w, d, prefix_sets):
+                # past the DP's crossover an exact value per root costs more than the pruning
+                # gains: the level bound (a certified lower bound) feeds the inherited bounds
+                lvl = np.zeros(int(top.sum()), dtype=np.int64)
+                _, subs, ups, _, rank = _tables(n)
+                level_bounds(umasks, ms, rows[top], n, subs, ups, rank, lvl)
+                value[rows[top]] = lvl
             # roots of the ancestor levels: exact (ratio >= 0 holds for all, so the DP runs)
-            if top.any():
+            elif top.any():
                 r = evaluate_batch(masks[rows[top]], ms[rows[top]], n, weights=weights,
-                                   prop="ratio", threshold=0, exact_limit=exact_limit)
+                                   prop="ratio", threshold=0, exact_limit=exact_limit,
+                                   prefix_sets=prefix_sets)
                 value[rows[top]] = np.where(r.free >= 0, r.free, r.lb)
             value[rows[~top]] = inherited[~top]
             continue
         r = evaluate_batch(masks[rows], ms[rows], n, weights=weights, prop=prop,
                            threshold=threshold, exact_limit=exact_limit, lower_bounds=inherited,
-                           ratio_floor=ratio_floor)
+                           ratio_floor=ratio_floor, prefix_sets=prefix_sets)
         for name in ("total", "glob", "lb", "ub", "aggsav", "free"):
             getattr(out, name)[rows] = getattr(r, name)
         value[rows] = np.where(r.free >= 0, r.free, r.lb)

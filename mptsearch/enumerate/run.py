@@ -77,7 +77,7 @@ def _heuristic_costs(masks, n):
 def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: Fraction,
               backend: str = "own", max_hits: int | None = None,
               exact_limit: int = EXACT_M_LIMIT, ancestors: int = DEFAULT_ANCESTORS,
-              ratio_floor: dict | None = None):
+              ratio_floor: dict | None = None, prefix_sets: bool = True):
     """Generate and evaluate one piece; return ``(piece, seconds, summary, hits)``.
 
     The summary maps each m to counts (members, pruned, evaluated, undecided, hits) and the
@@ -90,7 +90,8 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     every member with its own bounds only. Both give the same results except for the
     pruned / evaluated split. ``ratio_floor`` ({m: ratio attained elsewhere in the class})
     lets members that cannot reach it skip the DP; then the piece's own maximum for m is
-    exact only where it reaches the floor (the class's maximum always is).
+    exact only where it reaches the floor (the class's maximum always is). ``prefix_sets``:
+    see :func:`~mptsearch.enumerate.evaluate.evaluate_batch` (same results either way).
     """
     from .evaluate import evaluate_batch
 
@@ -99,15 +100,15 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
         from .genbg import genbg_piece
         masks, ms = genbg_piece(cls, piece, p)
         res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
-                             exact_limit=exact_limit, ratio_floor=ratio_floor)
+                             exact_limit=exact_limit, ratio_floor=ratio_floor, prefix_sets=prefix_sets)
     elif ancestors > 0:
         masks, ms, parents = generate_piece(cls, p, prefix, piece, ancestors=ancestors)
         res = evaluate_tree(masks, ms, parents, cls.n, cls.mlo, prop=prop, threshold=threshold,
-                            exact_limit=exact_limit, ratio_floor=ratio_floor)
+                            exact_limit=exact_limit, ratio_floor=ratio_floor, prefix_sets=prefix_sets)
     else:
         masks, ms = generate_piece(cls, p, prefix, piece)
         res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
-                             exact_limit=exact_limit, ratio_floor=ratio_floor)
+                             exact_limit=exact_limit, ratio_floor=ratio_floor, prefix_sets=prefix_sets)
     summary, hit_rows = _summarize(res, ms, masks, cls.mlo, prop, threshold)
     hits = []
     for i in hit_rows[:max_hits] if max_hits is not None else hit_rows:
@@ -254,7 +255,7 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
                     min_pieces: int = 256, max_pieces: int | None = None,
                     max_hits: int | None = None, exact_limit: int = EXACT_M_LIMIT,
                     journal_mode: str = "auto", time_limit: float | None = None,
-                    ancestors: int = DEFAULT_ANCESTORS) -> RunResult:
+                    ancestors: int = DEFAULT_ANCESTORS, prefix_sets: bool = True) -> RunResult:
     """Enumerate ``cls`` (or shard ``i/N`` of it) into the store at ``store_path``.
 
     Parameters
@@ -276,6 +277,9 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
     time_limit : stop taking finished pieces after this many seconds (resume later)
     ancestors : generations above the class's least m evaluated to feed the bounds inherited
         along the generation tree; 0 switches that pruning off (same results, more DPs)
+    prefix_sets : the level bound and the prefix-set search where they apply (unit weights,
+        <= 7 chunks; :mod:`mptsearch.exact.prefix_sets`); False: the subset DP alone, with
+        its ``exact_limit`` (same results where both decide)
 
     Returns
     -------
@@ -301,7 +305,7 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
         # beat (the maxima stay exact; only how many DPs run depends on the order)
         floors = {m: t["max"] for m, t in totals(store.summaries()).items() if t["max"] is not None}
         tasks = ((cls, p, (prefixes[q - 1] if q else split) if backend == "own" else None, q, prop,
-                  threshold, backend, max_hits, exact_limit, ancestors, dict(floors)) for q in todo)
+                  threshold, backend, max_hits, exact_limit, ancestors, dict(floors), prefix_sets) for q in todo)
         members, best, finished = 0, None, resumed
         if progress is not None:
             progress(finished, len(expected), 0, None)

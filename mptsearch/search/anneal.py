@@ -46,7 +46,7 @@ __all__ = ["default_requests", "AnnealConfig", "Params", "COUNTERS", "RestartSta
 # probability of the order-exchange move per objective (0: unordered, trajectories unchanged)
 PERMUTE = {"ratio": 0.0, "shortfall": 0.0, "cost-ratio": 0.1, "online": 0.2}
 MAX_N = 20   # OPT_glob is O(2^n) per step
-MAX_M = 16   # OPT_free is O(3^m) per step
+MAX_M = 16   # OPT_free is O(3^m) per step (but see max_requests)
 
 
 class Params(NamedTuple):
@@ -79,14 +79,21 @@ COUNTERS = np.dtype([("m", np.int64), ("best_m", np.int64), ("step", np.int64),
 DEFAULT_M_NARROW = 10  # even restarts keep the former default range m <= 10 (see m_alternate)
 
 
-def default_requests(n: int, k: tuple) -> tuple[int, int]:
+def max_requests(n: int, weights: tuple = (1, 1)) -> int:
+    """MAX_M, or no cap where OPT_free comes from the prefix-set search, whose cost grows
+    with the universe instead of 3^m (unit weights on <= 7 chunks)."""
+    from ..exact.prefix_sets import MAX_N
+    return 1 << 30 if tuple(weights) == (1, 1) and n <= MAX_N else MAX_M
+
+
+def default_requests(n: int, k: tuple, weights: tuple = (1, 1)) -> tuple[int, int]:
     """The default range of m: every count the class allows, from 3 up to the distinct
-    requests that exist, capped at MAX_M. The add/drop moves then walk over m, so the search
+    requests that exist, capped at :func:`max_requests`. The add/drop moves then walk over m, so the search
     reaches optima at large m (k=3 on 6 chunks: 23/18 at m=12) that a fixed 3-10 excludes.
     The CLI pairs it with ``m_alternate = DEFAULT_M_NARROW``: every other restart searches
     the former range only, so optima at small m come as fast as before."""
     cap = sum(math.comb(n, s) for s in range(k[0], k[1] + 1)) if 1 <= k[0] <= k[1] <= n else 0
-    return min(3, max(cap, 1)), max(1, min(MAX_M, cap))
+    return min(3, max(cap, 1)), max(1, min(max_requests(n, weights), cap))
 
 
 @dataclass(frozen=True)
@@ -144,8 +151,9 @@ class AnnealConfig:
             raise InstanceError(f"--chunks must be between 2 and {MAX_N} (OPT_glob is O(2^n) per step), got {n}")
         if self.m_alternate is not None and self.m_alternate < mlo:
             raise InstanceError(f"the narrow request count bound {self.m_alternate} is below the range {mlo}-{mhi}")
-        if mhi > MAX_M:
-            raise InstanceError(f"at most {MAX_M} requests (OPT_free is O(3^m) per step), got {mhi}")
+        if mhi > max_requests(n, self.weights):
+            raise InstanceError(f"at most {MAX_M} requests (OPT_free is O(3^m) per step; unlimited for "
+                                f"unit weights on <= 7 chunks), got {mhi}")
         if not 1 <= mlo <= mhi:
             raise InstanceError(f"request count range {mlo}-{mhi} is empty")
         if not 1 <= wlo <= whi or whi > 10**6:
@@ -260,7 +268,7 @@ def new_restart(config: AnnealConfig, seed: int, index: int, length: int | None 
 
 def make_workspace(config: AnnealConfig) -> Workspace:
     """The buffers of one worker for ``config``'s families."""
-    return workspace(config.n, config.m_max, config.dp_dtype())
+    return workspace(config.n, config.m_max, config.dp_dtype(), table_m=min(config.m_max, MAX_M))
 
 
 def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,

@@ -28,7 +28,8 @@ __all__ = ["CertificateError", "certify", "run_record", "verification", "VERIFY_
 
 # The independent methods run on a find (m <= 10 or so at annealing sizes). The SAT methods stop
 # at 30 s of solving or a proof too long to check here; the others then carry the verdict.
-VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free"), "glob": ("dp-glob", "cpsat-glob", "sat-glob")}
+VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free", "prefix-sets", "cpsat-orders"),
+                  "glob": ("dp-glob", "cpsat-glob", "sat-glob")}
 
 
 def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
@@ -83,7 +84,7 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
         what it should on the prefix trie.
     """
     from ..canonical import canonical_form
-    from ..exact.free import opt_free
+    from ..exact.prefix_sets import opt_free_auto as opt_free  # the DP, or the prefix-set search
     from ..exact.glob import opt_glob
     from ..trie import order_cost, trie_cost
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from .._kernels.agglomerative import agglomerative_savings
-from .._kernels.free import free_savings
+from .._kernels.free import free_savings, free_savings_fastest
 from .._kernels.glob import glob_table
 from .._kernels.layouts import heuristic_cost
 from .._kernels.online_cost import online_cost
@@ -52,8 +52,10 @@ def objective(req, m, n, weights, objective_code, check, ws, heuristic=0, window
     trie cost of heuristic ``heuristic``'s layout / OPT_free, ``online`` the online layouter's
     cost with window ``window`` on the arrivals req[0..m-1] / OPT_free; ``violation`` is 1
     when ``check`` and the agglomerative savings fall below half the optimum (Theorem 6
-    says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3 k) for the others."""
-    sav = free_savings(req, m, weights, ws)
+    says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3 k) for the others (OPT_free by
+    the prefix-set search instead of the O(3^m) DP where that is faster: unit weights on <= 7
+    chunks, past its crossover)."""
+    sav = free_savings_fastest(req, m, weights, ws)
     viol = 0
     agg = np.int64(-1)
     if objective_code == SHORTFALL or check:

@@ -36,6 +36,8 @@ CROSSCHECK_LIMITS = {
     # (experiments/certificates.py, tests/test_certificates.py); raise these to include it.
     "sat-free": {"max_m": 0},
     "sat-glob": {"max_m": 0},
+    # a CP-SAT model per trial: only the smallest trials (tests/test_orders_cpsat.py has its own)
+    "cpsat-orders": {"max_orders": 60},
 }
 
 

@@ -18,6 +18,10 @@ method                    computes   how                                        
 ``cpsat-glob``            OPT_glob   CP-SAT on precedence booleans and history counts   order
 ``sat-free``              OPT_free   SAT descent on the trie CNF, UNSAT proof checked   layout
 ``sat-glob``              OPT_glob   the same with a global order                       order
+``prefix-sets``           OPT_free   unit weights, <= 7 chunks: least accessible family  layout
+                                     of chunk sets (:mod:`mptsearch.exact.prefix_sets`)
+``cpsat-orders``          OPT_free   CP-SAT: one order per request, a node per prefix,  layout
+                                     level set-cover cuts (:mod:`mptsearch.encodings.orders_cpsat`)
 ========================  =========  ================================================  =======
 
 A value is *proved* when at least ``min_methods`` (default 2) methods of different
@@ -58,6 +62,8 @@ DEFAULT_LIMITS = {
     "cpsat-glob": {"max_n": 12, "max_pairs": 20_000},
     "sat-free": {"max_m": 40, "max_k": 8, "time_limit": 60.0, "max_proof_lines": 100_000},
     "sat-glob": {"max_m": 40, "max_n": 16, "time_limit": 60.0, "max_proof_lines": 100_000},
+    "prefix-sets": {"max_n": 7},
+    "cpsat-orders": {"max_orders": 5_000},
 }
 
 # Methods of one family share code (a model, a module); only different families count as
@@ -66,7 +72,8 @@ FAMILIES = {
     "dp-free": "theorem-1 subset DP", "trie-search": "trie-node search", "brute-layouts": "enumeration",
     "vc-cpsat": "vertex-cover model", "vc-maxsat": "vertex-cover model", "sat-free": "trie CNF + checked proof",
     "dp-glob": "chunk subset DP", "brute-orders": "enumeration", "cpsat-glob": "history-count CP-SAT",
-    "sat-glob": "trie CNF + checked proof",
+    "sat-glob": "trie CNF + checked proof", "prefix-sets": "prefix-set search",
+    "cpsat-orders": "order-choice CP-SAT",
 }
 
 
@@ -201,6 +208,18 @@ def _vc_maxsat(inst, lim, opt):
     return r.value, r.bound, r.optimal, r.layout
 
 
+def _prefix_sets(inst, lim, opt):
+    from ..exact.prefix_sets import opt_free_prefix_sets
+    r = opt_free_prefix_sets(inst)
+    return r.value, r.value, True, r.layout
+
+
+def _cpsat_orders(inst, lim, opt):
+    from ..encodings.orders_cpsat import solve_orders_cpsat
+    r = solve_orders_cpsat(inst, time_limit=opt["time_limit"], workers=opt["workers"], seed=opt["seed"])
+    return r.value, r.bound, r.optimal, r.layout
+
+
 def _dp_glob(inst, lim, opt):
     from ..exact.glob import opt_glob
     r = opt_glob(inst)
@@ -254,6 +273,10 @@ METHODS: dict[str, tuple[str, str, Callable, Callable]] = {
     "vc-maxsat": ("free", "layout", lambda i, L: (_k(i) > 2 and f"k={_k(i)} > 2") or (i.m > L["max_m"] and f"m={i.m} > {L['max_m']}"), _vc_maxsat),
     "sat-free": ("free", "layout", lambda i, L: (i.m > L["max_m"] and f"m={i.m} > {L['max_m']}") or (
         _k(i) > L["max_k"] and f"k={_k(i)} > {L['max_k']}"), _sat("free")),
+    "prefix-sets": ("free", "layout", lambda i, L: (not i.unit_weights and "weighted") or (
+        i.n > L["max_n"] and f"n={i.n} > {L['max_n']}"), _prefix_sets),
+    "cpsat-orders": ("free", "layout", lambda i, L: (lambda c: c > L["max_orders"] and f"{c} request orders > {L['max_orders']}")(
+        sum(math.factorial(len(o)) for o in i.orders)), _cpsat_orders),
     "dp-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (i.m > 64 and f"m={i.m} > 64"), _dp_glob),
     "brute-orders": ("glob", "order", lambda i, L: i.n > L["max_n"] and f"n={i.n} > {L['max_n']}", _brute_orders),
     "cpsat-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (

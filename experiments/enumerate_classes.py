@@ -1,10 +1,10 @@
-"""Exhaustive enumeration results: run the classes, then build README.md and the plot from
-the JSON files only (issue 12, point 3).
+"""Exhaustive enumeration results: run the classes into results/enumerate/, then build its
+README.md and the plot from the JSON files only (issue 12, point 3).
 
-    python results/enumerate/build.py run k4n7 --m 2-14     # one JSON per class and m
-    python results/enumerate/build.py run c1 c2 k3n6         # the small studies
-    python results/enumerate/build.py verify                 # `mptsearch verify` every maximum
-    python results/enumerate/build.py readme                 # README.md + max_ratio.png
+    python experiments/enumerate_classes.py run k4n7 --m 2-14     # one JSON per class and m
+    python experiments/enumerate_classes.py run c1 c2 k3n6         # the small studies
+    python experiments/enumerate_classes.py verify                 # `mptsearch verify` every maximum
+    python experiments/enumerate_classes.py readme                 # README.md + max_ratio.png
 
 Each run calls `mptsearch enumerate ... --json -o FILE` (stores in results/enumerate/_work/,
 ignored by git, so a rerun resumes) and adds what is needed to repeat it: the command, wall and CPU seconds, the
@@ -25,8 +25,8 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = Path(__file__).resolve().parent.parent
+HERE = ROOT / "results" / "enumerate"
 
 #: study -> (title, list of (file stem, mptsearch enumerate arguments)); {m} is filled per m
 STUDIES = {
@@ -37,12 +37,13 @@ STUDIES = {
         (f"n{n}_k1-2_gap", f"-n {n} -k 1-2 --property gap") for n in (2, 3, 4, 5)]),
     "k3n6": ("3-uniform families on 6 chunks, every m", [("k3_n6_all", "-n 6 -k 3 --property gap")]),
     "k4n7": ("4-uniform families on 7 chunks", [("k4_n7_m{m}", "-n 7 -k 4 -m {m} --property none")]),
+    "k3n7": ("3-uniform families on 7 chunks", [("k3_n7_m{m}", "-n 7 -k 3 -m {m} --property none")]),
     "k4n8": ("4-uniform families on 8 chunks", [("k4_n8_m{m}", "-n 8 -k 4 -m {m} --property none")]),
     "k34n7": ("families of 3- and 4-chunk requests on 7 chunks",
               [("k3-4_n7_m{m}", "-n 7 -k 3-4 -m {m} --property none")]),
     "k5n9": ("5-uniform families on 9 chunks", [("k5_n9_m{m}", "-n 9 -k 5 -m {m} --property none")]),
 }
-PER_M = {"k4n7", "k4n8", "k34n7", "k5n9"}
+PER_M = {"k4n7", "k3n7", "k4n8", "k34n7", "k5n9"}
 
 
 def _git_commit() -> str:
@@ -59,7 +60,14 @@ def _write_json(path: Path, data) -> None:
     os.replace(tmp, path)
 
 
-def run_one(stem: str, args: str, jobs: int) -> dict:
+def run_one(stem: str, args: str, jobs: int, ancestors: int | None = None,
+            shard: str | None = None) -> dict:
+    if shard:
+        i, N = (int(x) for x in shard.split("/"))
+        args += f" --shard {i}/{N}"
+        stem = f"{stem}.shard{i}of{N}"
+    if ancestors is not None:
+        args += f" --ancestors {ancestors}"
     out = HERE / f"{stem}.json"
     store = f"results/enumerate/_work/{stem}.sqlite"
     (ROOT / store).parent.mkdir(exist_ok=True)
@@ -90,9 +98,100 @@ def cmd_run(a) -> None:
             if study in PER_M:
                 lo, hi = (int(x) for x in a.m.split("-"))
                 for m in range(lo, hi + 1):
-                    run_one(stem.format(m=m), args.format(m=m), a.jobs)
+                    run_one(stem.format(m=m), args.format(m=m), a.jobs, a.ancestors, a.shard)
             else:
-                run_one(stem, args, a.jobs)
+                run_one(stem, args, a.jobs, a.ancestors, a.shard)
+
+
+def cmd_crosscheck(a) -> None:
+    """Rerun one committed per-m class with the current code (the level bound and the
+    prefix-set search; ``--ancestors 0``) into results/enumerate/crosscheck/STEM.json, to be
+    compared with the committed STEM.json (run with the code of its git commit): counts,
+    maxima, attained counts and witnesses must agree; only the pruned / evaluated split may
+    differ. The README shows the comparison."""
+    for study in a.studies:
+        stem0, args0 = STUDIES[study][1][0]
+        stem, args = stem0.format(m=a.m), args0.format(m=a.m)
+        (HERE / "crosscheck").mkdir(exist_ok=True)
+        out = f"results/enumerate/crosscheck/{stem}.json"
+        cmd = ["mptsearch", "enumerate", *args.split(), "--ancestors", "0", "-q", "-j", "1", "--store",
+               f"results/enumerate/_work/crosscheck_{stem}.sqlite", "--json", "-o", out]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        data = json.loads((ROOT / out).read_text())
+        data["run"] = {"command": " ".join(cmd), "exit_code": proc.returncode, "git_commit": _git_commit(),
+                       "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 2)}
+        _write_json(ROOT / out, data)
+        print(f"{out}: exit {proc.returncode}", flush=True)
+
+
+def _crosscheck_lines() -> list[str]:
+    lines = []
+    for f in sorted((HERE / "crosscheck").glob("*.json")):
+        new = json.loads(f.read_text())
+        ref = HERE / f.name
+        if not ref.exists():
+            continue
+        old = json.loads(ref.read_text())
+        (m, a), = new["by_m"].items()
+        b = old["by_m"][m]
+        keys = ("count", "max", "attain", "witness", "witness_free", "witness_glob", "undecided")
+        same = all(a.get(k) == b.get(k) for k in keys)
+        lines.append(f"- `{f.name}`: `{new['run']['command']}` (commit {new['run']['git_commit']}) against "
+                     f"the committed run (commit {old['run']['git_commit']}): "
+                     + ("count, maximum, attained count and witness agree" if same else
+                        "DIFFERENT: " + ", ".join(f"{k} {b.get(k)} vs {a.get(k)}" for k in keys if a.get(k) != b.get(k)))
+                     + f"; exact evaluations {b['evaluated']:,} then, {a['evaluated']:,} now.")
+    return (["## Cross-checks of the current code against committed runs", "",
+             "Whole classes rerun with the level bound and the prefix-set search "
+             "(`python experiments/enumerate_classes.py crosscheck STUDY --m M`):", ""] + lines + [""]) if lines else []
+
+
+def cmd_merge(a) -> None:
+    """Combine the shard summaries STEM.shardIofN.json of each m into STEM.json (all N shards
+    complete, else nothing is written for that m): counts add up, the maximum is the largest
+    shard maximum, attained by the sum of the shards' attained counts at it, with the witness
+    of the first shard that attains it (an attaining member; the unsharded run may name another
+    one); CPU and wall seconds add up (core-seconds)."""
+    for study in a.studies:
+        stem0 = STUDIES[study][1][0][0]
+        lo, hi = (int(x) for x in a.m.split("-"))
+        for m in range(lo, hi + 1):
+            stem = stem0.format(m=m)
+            parts = sorted(HERE.glob(f"{stem}.shard*of*.json"))
+            if not parts:
+                continue
+            shards = {}
+            for f in parts:
+                i, N = (int(x) for x in re.match(r".*\.shard(\d+)of(\d+)\.json$", f.name).groups())
+                shards.setdefault(N, {})[i] = json.loads(f.read_text())
+            N, got = max(shards.items(), key=lambda kv: len(kv[1]))
+            missing = [i for i in range(N) if i not in got or not got[i]["complete"]]
+            if missing:
+                print(f"{stem}: shard(s) {', '.join(f'{i}/{N}' for i in missing)} missing or incomplete: "
+                      f"run them (run {study} --m {m} --shard i/{N}) and merge again", flush=True)
+                continue
+            rows = [got[i]["by_m"][str(m)] for i in range(N)]
+            best = max((Fraction(r["max"]) for r in rows if r.get("max")), default=None)
+            first = next(r for r in rows if r.get("max") and Fraction(r["max"]) == best) if best else {}
+            t = {key: sum(r[key] for r in rows) for key in ("count", "pruned", "evaluated", "undecided", "hits")}
+            t.update(attain=sum(r["attain"] for r in rows if r.get("max") and Fraction(r["max"]) == best),
+                     exact=all(r["exact"] for r in rows), max=str(best) if best else None,
+                     max_float=float(best) if best else None,
+                     **{key: first.get(key) for key in ("witness", "witness_free", "witness_glob")})
+            runs = [got[i]["run"] for i in range(N)]
+            data = {key: v for key, v in got[0].items() if key not in ("by_m", "run", "shard")}
+            data.update(by_m={str(m): t}, complete=True, merged_from=[f.name for f in parts],
+                        run={"command": runs[0]["command"].replace(f"--shard 0/{N}", f"--shard $i/{N}")
+                             .replace(f".shard0of{N}.", f".shard${{i}}of{N}."),
+                             "exit_code": 0, "shards": N,
+                             "wall_seconds": round(sum(r["wall_seconds"] for r in runs), 2),
+                             "cpu_seconds": round(sum(r["cpu_seconds"] for r in runs), 2),
+                             "jobs": runs[0]["jobs"], "git_commit": _git_commit(),
+                             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            _write_json(HERE / f"{stem}.json", data)
+            print(f"{stem}: merged {N} shards, {t['count']:,} members, max {t['max']}", flush=True)
 
 
 # ---- verification of the maxima ------------------------------------------------------------
@@ -103,15 +202,23 @@ def cmd_verify(a) -> None:
     path = HERE / "verify.json"
     if path.exists():
         out = json.loads(path.read_text())
-    for f in sorted(HERE.glob("*.json")):
+    for f in sorted(HERE.glob(a.files)):
         data = _load(f)
         if data is None:
             continue
         for m, t in data["by_m"].items():
-            if not t.get("witness") or int(m) < 2 or t["witness"] in out:
+            if not t.get("witness") or int(m) < 2:
+                continue
+            if t["witness"] in out and not (a.retry and out[t["witness"]]["exit_code"] != 0):
+                continue
+            if not a.min_m <= int(m) <= a.max_m:
                 continue
             free, glob = t["witness_free"], t["witness_glob"]
             cmd = ["mptsearch", "verify", t["witness"], "--claim", f"free={free}", "--claim", f"glob={glob}"]
+            for meth in a.method or []:
+                cmd += ["--method", meth]
+            if a.time_limit:
+                cmd += ["-t", str(a.time_limit)]
             t0 = time.perf_counter()
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
@@ -120,7 +227,11 @@ def cmd_verify(a) -> None:
                                  "output": p.stdout, "seconds": round(time.perf_counter() - t0, 2),
                                  "command": " ".join(cmd[:2]) + f' "{t["witness"]}" ' + " ".join(cmd[3:])}
             print(f"{t['witness']}: exit {p.returncode}, {out[t['witness']]['verdict']}", flush=True)
-            _write_json(path, out)
+            # merge with what other verify runs wrote meanwhile (several may run at once)
+            now = json.loads(path.read_text()) if path.exists() else {}
+            now.update({w: out[w] for w in out if w not in now or w == t["witness"]})
+            out.update(now)
+            _write_json(path, now)
 
 
 # ---- estimates in core-hours for what was not run --------------------------------------------
@@ -222,7 +333,7 @@ def _verify_cell(verify: dict, witness: str | None) -> str:
 
 
 def _per_m_table(files, verify, with_witness=True) -> list[str]:
-    lines = ["| m | members | decided without the DP | max OPT_glob/OPT_free | free vs glob | attained by | "
+    lines = ["| m | members | decided without an exact OPT_free | max OPT_glob/OPT_free | free vs glob | attained by | "
              "CPU s | wall s | command | verify |", "|---|---|---|---|---|---|---|---|---|---|"]
     for f, data in files:
         for r in _rows(data):
@@ -297,18 +408,100 @@ def _plot(series: dict[str, list[tuple[int, float]]], path: Path) -> None:
     os.replace(tmp, path)
 
 
+def _verify_exit(verify: dict, witness: str | None):
+    return verify[witness]["exit_code"] if witness and witness in verify else None
+
+
+def _universe_answer(study: str, files, verify: dict) -> list[str]:
+    """The answer, from the JSON files, to "is the paper's record the maximum over every
+    k-uniform family on 7 chunks?": which m are enumerated and complete, the maximum over them,
+    where it is attained, how each per-m maximum was verified, the core-hours spent."""
+    from math import comb
+
+    data0 = files[0][1]
+    n, (k, _) = data0["class"]["n"], data0["class"]["k"]
+    N = comb(n, k)
+    rows = {r["m"]: (r, data) for f, data in files for r in _rows(data)}
+    # m = 0 is the empty family alone (no ratio); `enumerate -m 0` reports no member for it
+    missing = [m for m in range(1, N + 1) if m not in rows]
+    undecided = [m for m, (r, _) in sorted(rows.items()) if not r.get("exact", True) or r.get("undecided")]
+    ratios = {m: Fraction(r["max"]) for m, (r, _) in rows.items() if r.get("max")}
+    best = max(ratios.values()) if ratios else None
+    at = [m for m, q in sorted(ratios.items()) if q == best]
+    record = Fraction(3, 2) if k == 4 else Fraction(6, 5)
+    proved = [m for m, (r, _) in sorted(rows.items()) if m >= 2 and _verify_exit(verify, r.get("witness")) == 0]
+    not_proved = [m for m, (r, _) in sorted(rows.items()) if m >= 2 and r.get("witness")
+                  and _verify_exit(verify, r.get("witness")) not in (0, None)]
+    not_run = [m for m, (r, _) in sorted(rows.items()) if m >= 2 and r.get("witness")
+               and _verify_exit(verify, r.get("witness")) is None]
+    cpu = sum(d["run"]["cpu_seconds"] for _, d in files)
+    commits = sorted({d["run"]["git_commit"] for _, d in files})
+    high = [(m, r["pruned"] / r["count"]) for m, (r, _) in sorted(rows.items()) if m >= 19 and r["count"]]
+    sym = [(m, rows[m][0]["count"], rows[N - m][0]["count"]) for m in range(N + 1)
+           if m in rows and N - m in rows and m < N - m]
+    lines = [f"**Is {record} the maximum over all {k}-uniform families on {n} chunks?** "]
+    done = not missing and not undecided
+    if done:
+        lines[0] += (f"Every m = 1..{N} is enumerated and every member decided (m = 0 is the empty family): "
+                     f"the exact maximum of "
+                     f"OPT_glob/OPT_free over the whole universe is {best} = {float(best):.4f}, at m = "
+                     f"{', '.join(map(str, at))}; it is {'equal to' if best == record else ('above' if best > record else 'below')} "
+                     f"{record}" + (" (the paper's 4-uniform record)." if k == 4 else " (the paper's annealed ratio at k = 3)."))
+    else:
+        lines[0] += (f"Not settled here: m = {', '.join(map(str, missing)) or '-'} not enumerated"
+                     + (f", m = {', '.join(map(str, undecided))} with undecided members" if undecided else "")
+                     + f". Over the rows present the largest maximum is {best} = {float(best):.4f} at m = "
+                     f"{', '.join(map(str, at))}.")
+    lines[0] += (" A computation, not a proof: each member's OPT_glob is the chunk-subset DP and its "
+                 "OPT_free an exact value (the DP, or from the runs at m >= 19 on the prefix-set search past "
+                 "its crossover) or a certified bound that rules it out; the cross-checks below rerun "
+                 "whole classes with the new code against the DP-era runs. What independent methods "
+                 "check is each m's maximum witness:")
+    lines += ["",
+              f"- Witnesses: the maximum of m = {', '.join(map(str, proved)) or '-'} is proved by two independent "
+              f"methods (`verify` exit 0); m = {', '.join(map(str, not_proved)) or '-'}: not proved that way "
+              "(see the verify column: which methods ran, which stopped at their limits); "
+              f"m = {', '.join(map(str, not_run)) or '-'}: verify not run yet.",
+              f"- CPU: {cpu / 3600:.3f} core-hours for the {len(files)} commands of this class "
+              f"(git commits {', '.join(commits)}; m <= 18 of k4n7 and m <= 18 of k3n7 ran before the "
+              "prefix-set search and the level bound, m >= 19 with them).",
+              ]
+    if high:
+        lines.append("- Decided without an exact evaluation at m >= 19: " + ", ".join(
+            f"m={m}: {fr:.3%}" for m, fr in high) + ".")
+    if sym:
+        bad = [(m, a, b) for m, a, b in sym if a != b]
+        lines.append(f"- Complements (all k-sets not in F) map the classes with m requests one-to-one onto those "
+                     f"with {N} - m: the counts agree for all {len(sym)} pairs present" if not bad else
+                     f"- Complement count mismatch at {bad}")
+        lines[-1] += (" (the enumeration walks the generation tree for every m; it does not generate m > "
+                      f"{N // 2} as complements, and the map says nothing about costs).")
+    other = {"k4n7": "k3n7", "k3n7": "k4n7"}.get(study)
+    if other:
+        theirs = {r["m"]: r["count"] for _, d in _study_files(other) for r in _rows(d)}
+        both = [m for m in rows if m in theirs]
+        same = all(rows[m][0]["count"] == theirs[m] for m in both)
+        lines.append(f"- Complementing each request maps the {k}-uniform onto the {n - k}-uniform families on {n} "
+                     f"chunks: the member counts of the two universes are {'equal' if same else 'NOT equal'} "
+                     f"for all {len(both)} m present in both (costs are not preserved, so both are enumerated).")
+    lines.append("")
+    return lines
+
+
 def cmd_readme(a) -> None:
     verify = json.loads((HERE / "verify.json").read_text()) if (HERE / "verify.json").exists() else {}
     out = ["# results/enumerate: exhaustive isomorph-free enumeration",
            "",
-           "Generated by `python results/enumerate/build.py readme` from the JSON files in this folder",
+           "Generated by `python experiments/enumerate_classes.py readme` from the JSON files in this folder",
            "(do not edit by hand). Each JSON is the output of the `mptsearch enumerate` command shown",
            "with it, plus the run's wall and CPU seconds, load average and git commit. The machine is",
            "a shared 2-core one (load averages are in the JSON), so wall times are rough; CPU s is",
            "the CPU time of the whole command, start-up and loading the compiled kernels included.",
            "",
-           "*Decided without the DP*: members whose property and per-m maximum the certified bounds",
-           "settled (MST, chunks in use, agglomerative, bounds inherited along the generation tree).",
+           "*Decided without an exact OPT_free*: members whose property and per-m maximum the certified bounds",
+           "settled (MST, chunks in use, agglomerative, bounds inherited along the generation tree, and",
+           "from the prefix-set search's commit on the level bound) without an exact OPT_free (the DP or,",
+           "past its crossover on <= 7 chunks, the prefix-set search of `mptsearch/exact/prefix_sets.py`).",
            "*verify*: the exit code and last line of `mptsearch verify WITNESS --claim free=F",
            "--claim glob=G`, and how many independent methods computed each value (`verify.json`",
            "holds the full output: which methods ran, which were past their size limits). Exit 0:",
@@ -338,6 +531,8 @@ def cmd_readme(a) -> None:
                         out.append(f"| `{h['requests']}` | {h['m']} | {h['opt_free']} | {h['opt_glob']} |")
                     out.append("")
             continue
+        if study in ("k4n7", "k3n7"):
+            out += _universe_answer(study, files, verify)
         out += _per_m_table(files, verify) + [""]
         pts = []
         for f, data in files:
@@ -351,6 +546,7 @@ def cmd_readme(a) -> None:
                     + ", ".join(str(p[0]) for p in pts if p[1] == best[1]) + ".", ""]
             out += _against_annealing(files[0][1], pts)
         series[title] = sorted(pts)
+    out += _crosscheck_lines()
     if series:
         _plot(series, HERE / "max_ratio.png")
         out += ["## Plot", "", "![exact maximum ratio against m](max_ratio.png)", ""]
@@ -372,7 +568,7 @@ def cmd_readme(a) -> None:
     est = HERE / "estimate.json"
     if est.exists():
         e = json.loads(est.read_text())
-        out += ["## Estimates for the rest (`estimate.json`, `python results/enumerate/build.py estimate`)",
+        out += ["## Estimates for the rest (`estimate.json`, `python experiments/enumerate_classes.py estimate`)",
                 "", e["method"], "",
                 "| class | m | members | count | est. core-hours | sharded command |", "|---|---|---|---|---|---|"]
         for r in e["rows"]:
@@ -397,14 +593,29 @@ def main(argv=None) -> None:
     r.add_argument("studies", nargs="+", choices=sorted(STUDIES))
     r.add_argument("--m", default="2-12", help="LO-HI for the per-m studies")
     r.add_argument("-j", "--jobs", type=int, default=1)
-    sub.add_parser("verify")
+    r.add_argument("--ancestors", type=int, default=None, help="passed to enumerate (default: its own)")
+    r.add_argument("--shard", default=None, help="i/N: one shard per m into STEM.shardIofN.json; then merge")
+    c = sub.add_parser("crosscheck")
+    c.add_argument("studies", nargs="+", choices=sorted(STUDIES))
+    c.add_argument("--m", type=int, required=True)
+    g = sub.add_parser("merge")
+    g.add_argument("studies", nargs="+", choices=sorted(STUDIES))
+    g.add_argument("--m", default="2-12", help="LO-HI for the per-m studies")
+    v = sub.add_parser("verify")
+    v.add_argument("--method", action="append", help="passed to verify (repeatable; default: all)")
+    v.add_argument("-t", "--time-limit", type=float, default=None, help="passed to verify")
+    v.add_argument("--min-m", type=int, default=2, help="only the maxima with at least this m")
+    v.add_argument("--max-m", type=int, default=10**9, help="only the maxima with at most this m")
+    v.add_argument("--files", default="*.json", help="which result files (a glob in results/enumerate/)")
+    v.add_argument("--retry", action="store_true", help="run again the maxima not proved so far")
     e = sub.add_parser("estimate")
     e.add_argument("--upto", type=int, default=22, help="largest m for the studies in --far (22: the DP limit)")
     e.add_argument("--far", nargs="*", default=["k4n7"], help="studies estimated up to --upto")
     e.add_argument("--exact-counts", nargs="*", default=["k4n7"], help="studies counted exactly")
     sub.add_parser("readme")
     a = ap.parse_args(argv)
-    {"run": cmd_run, "verify": cmd_verify, "readme": cmd_readme, "estimate": cmd_estimate}[a.what](a)
+    {"run": cmd_run, "merge": cmd_merge, "crosscheck": cmd_crosscheck, "verify": cmd_verify, "readme": cmd_readme,
+     "estimate": cmd_estimate}[a.what](a)
 
 
 if __name__ == "__main__":

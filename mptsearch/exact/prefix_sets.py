@@ -1,0 +1,242 @@
+"""Exact unit-weight OPT_free on small universes by a search over prefix-set families.
+
+With unit weights, OPT_free depends on the universe (n <= 7 chunks) rather than on 3^m:
+
+**Lemma.** Call a family P of chunk sets *accessible* when it contains the empty set and
+every nonempty member S has a member S - {x} (x in S). For a family F of requests with
+unit weights, OPT_free(F) = min |P| - 1 over accessible families P containing F.
+
+*Proof.* (<=) Given P, give every nonempty S in P one parent S - {x} in P (say the first
+one); following parents from any S reaches the empty set, so S gets a chunk order
+(the chunks removed, last removed first). The orders of the members of P are
+prefix-consistent: the order of S extends the order of its parent. Lay out each request R
+by the order of R in P: every trie node is a prefix of some request's order, hence the order
+of some member of P, and distinct nodes are distinct orders of distinct members (a member
+has one order). So the trie has at most |P| - 1 nodes, each of weight 1.
+(>=) Take an optimal trie and label each node by the *set* of chunks on its path. Suppose
+two nodes u != v at the same depth carry the same set S. Move every request through v onto
+u: they now read the (existing) path of u, then, below u, any layout of their remaining
+chunks together with the requests already below u. The requests below u and below v have
+remaining chunks drawn from the same set, so the union of the two subtries' layouts is a
+valid layout below u; the subtrie of v and its root v (weight >= 1) disappear, and the path
+above v only loses nodes. So the cost drops strictly, which is impossible: in an optimal
+trie the node sets are distinct (also across depths, where sizes differ). The node sets
+together with the empty set form an accessible family (a node's parent carries its set
+minus the node's chunk) that contains every request (the node where it ends), of size
+cost + 1. QED.
+
+Sorting P by size, P_j (its j-sets) must contain the j-chunk requests F_j and, for j < max,
+cover P_{j+1}: every member of P_{j+1} contains a member of P_j. So
+
+    cost_j(U) = |U| + min over covers Q of U by (j-1)-sets of cost_{j-1}(Q ∪ F_{j-1}),
+
+cost_1(U) = |U|, and OPT_free(F) = cost_k(F_k) for the largest request size k. Level 2 is a
+scan over the 2^n chunk sets (cost_2(U) = |U| + the least chunk set meeting every 2-set of
+U, a vertex cover: for graphs this is C2's tau + m); levels >= 3 are a depth-first branch
+and bound over covers (:func:`mptsearch._kernels.prefix_sets.solve_level`), cut by
+cost_{j-1}(Q) + (a packing of the still uncovered sets), which is sound since adding a set to
+Q raises cost_{j-1} by at least one. The search is exponential in the worst case (it is
+NP-hard already for k = 2), but it grows with the universe's C(n, j) possible sets, not with
+3^m: every 3- and 4-uniform family on 7 chunks, all 35 requests included, takes
+milliseconds (docs/enumerate.md has the measured times).
+
+The lemma is also the *level lower bound*: |P_j| >= cover_j(F), the least number of j-sets
+such that every request with at least j chunks contains one, so OPT_free >= sum_j cover_j
+(:func:`level_bound`); for K4^(3) it is 4 + 2 + 2 = 8 = OPT_free.
+
+Unit weights only (a weighted node costs its last chunk's weight, which depends on the
+parent chosen; the lemma then needs another argument): weighted instances are refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..instance import Instance, InstanceError
+
+__all__ = ["PrefixSetResult", "opt_free_prefix_sets", "opt_free_auto", "level_bound", "prefix_sets_apply", "MAX_N",
+           "PS_FROM", "PS_FROM_SMALL_K"]
+
+MAX_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
+# From these m on the search beats the subset DP of Theorem 1 (medians per member on random
+# 3- and 4-uniform families on 7 chunks, docs/enumerate.md): m >= 10 when no request has more
+# than 3 chunks, m >= 15 otherwise (sparse 4-uniform families have many covers to try).
+PS_FROM, PS_FROM_SMALL_K = 15, 10
+
+
+def prefix_sets_apply(inst: Instance) -> bool:
+    """Whether :func:`opt_free_prefix_sets` applies to ``inst`` and is the faster exact
+    method (unit weights, at most 7 chunks, m past the crossover above)."""
+    if not inst.unit_weights or inst.n > MAX_N:
+        return False
+    k = max(len(o) for o in inst.orders)
+    return inst.m >= PS_FROM or (inst.m >= PS_FROM_SMALL_K and k <= 3)
+
+
+@dataclass(frozen=True)
+class PrefixSetResult:
+    """OPT_free with its certificate: the accessible family (``levels[j]`` = the j-chunk
+    sets, as chunk-id tuples), the layout read off it and a hierarchy of Theorem 1 with the
+    same cost (the trie's nodes binarised)."""
+
+    value: int
+    levels: dict
+    layout: list
+    hierarchy: object = None
+    savings: int = 0  # sum_i w(R_i) - value, as in FreeResult
+
+
+@lru_cache(maxsize=None)
+def _tables(n: int):
+    from .._kernels.prefix_sets import level_tables
+
+    return level_tables(n)
+
+
+def _check(inst: Instance) -> None:
+    if not inst.unit_weights:
+        raise InstanceError("the prefix-set search is for unit weights only; "
+                            "use the subset DP (mptsearch.exact.free.opt_free) for weighted instances")
+    if inst.n > MAX_N:
+        raise InstanceError(f"the prefix-set search takes at most {MAX_N} chunks in use, got {inst.n}")
+
+
+def _forced(inst: Instance, rank) -> np.ndarray:
+    forced = np.zeros(MAX_N + 2, dtype=np.int64)
+    for x in inst.request_masks():
+        forced[bin(x).count("1")] |= 1 << int(rank[x])
+    return forced
+
+
+def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
+    """Exact unit-weight OPT_free by the prefix-set search (module docstring: the lemma and
+    its proof), with an optimal layout.
+
+    Parameters
+    ----------
+    inst : Instance
+        Unit weights, at most 7 chunks in use, any request sizes.
+
+    Returns
+    -------
+    PrefixSetResult
+        ``value`` = OPT_free; ``trie_cost(inst, layout) == value``.
+
+    Raises
+    ------
+    InstanceError
+        Weighted instance, or more than 7 chunks.
+
+    Notes
+    -----
+    Worst-case exponential in the number of possible j-sets (at most 35 per level on 7
+    chunks), independent of 3^m: milliseconds for every 3- and 4-uniform family on 7 chunks
+    (measured in docs/enumerate.md). Independent of Theorem 1 and of the trie search: it
+    shares no code with them.
+
+    Examples
+    --------
+    >>> from mptsearch.families import k4_3
+    >>> opt_free_prefix_sets(k4_3()).value
+    8
+    """
+    from .._kernels.prefix_sets import free_value, solve_level
+
+    _check(inst)
+    n = inst.n
+    setmask, subs, ups, up1, rank = _tables(n)
+    forced = _forced(inst, rank)
+    k = max(len(o) for o in inst.orders)
+    big = 1 << 40
+    value, Q = free_value(forced, k, all(len(o) == k for o in inst.orders), n, subs, ups, up1)
+    # read the family level by level: solve each lower level for the cover chosen above it
+    levels = {k: int(forced[k])}
+    rest = int(value) - bin(int(forced[k])).count("1")
+    for j in range(k - 1, 0, -1):
+        # level 2 returns the chunk set itself (it holds the 1-chunk requests; the rank of
+        # chunk c among 1-sets is c); above, the cover is joined by the forced j-sets
+        U = int(Q) if j == 1 else int(Q) | int(forced[j])
+        levels[j] = U
+        v, Q = solve_level(j, U, forced, n, subs, ups, up1, big, 0, 0)
+        if int(v) != rest:  # pragma: no cover - the search is deterministic
+            raise AssertionError(f"level {j}: solving the chosen cover gave {v}, expected {rest}")
+        rest -= bin(U).count("1")
+    chunk_level = {j: [int(setmask[j, r]) for r in range(setmask.shape[1]) if U_j >> r & 1] for j, U_j in levels.items()}
+    layout = _layout(inst, chunk_level)
+    return PrefixSetResult(int(value), {j: [tuple(c for c in range(n) if x >> c & 1) for x in xs]
+                                        for j, xs in sorted(chunk_level.items())}, layout,
+                           _hierarchy(layout), inst.total_weight() - int(value))
+
+
+def opt_free_auto(inst: Instance):
+    """Exact OPT_free by the faster method: :func:`opt_free_prefix_sets` where
+    :func:`prefix_sets_apply`, else the subset DP (:func:`mptsearch.exact.free.opt_free`);
+    both results have ``value``, ``savings``, ``layout`` and ``hierarchy``."""
+    if prefix_sets_apply(inst):
+        return opt_free_prefix_sets(inst)
+    from .free import opt_free
+
+    return opt_free(inst)
+
+
+def _hierarchy(layout: list):
+    """A hierarchy whose internal nodes are the trie's nodes, each binarised (its subtries
+    and the requests ending there joined left to right): every I(v) contains the chunks on
+    the path to its trie node, so COST(H) <= the trie's cost (Theorem 1), here equal as the
+    trie is optimal."""
+    from ..hierarchy import Hierarchy
+
+    def build(rows, depth):
+        parts = [i for i in rows if len(layout[i]) == depth]
+        groups: dict = {}
+        for i in rows:
+            if len(layout[i]) > depth:
+                groups.setdefault(layout[i][depth], []).append(i)
+        parts += [build(g, depth + 1) for _, g in sorted(groups.items())]
+        tree = parts[0]
+        for p in parts[1:]:
+            tree = (tree, p)
+        return tree
+
+    return Hierarchy.from_nested(build(list(range(len(layout))), 0))
+
+
+def _layout(inst: Instance, chunk_level: dict) -> list:
+    members = {0} | {x for xs in chunk_level.values() for x in xs}
+    layout = []
+    for R in inst.request_masks():
+        seq = []
+        cur = R
+        while cur:
+            for c in range(inst.n):
+                if cur >> c & 1 and cur & ~(1 << c) in members:
+                    seq.append(c)
+                    cur &= ~(1 << c)
+                    break
+            else:  # pragma: no cover - the family is accessible by construction
+                raise AssertionError("prefix-set family is not accessible")
+        layout.append(tuple(reversed(seq)))
+    return layout
+
+
+def level_bound(inst: Instance) -> int:
+    """The level lower bound sum_j cover_j(F) <= OPT_free (module docstring), for a family
+    whose requests all have the same size k (unit weights, at most 7 chunks):
+    cover_k = m and cover_j = the least number of j-sets such that every request contains one.
+
+    Notes
+    -----
+    One small set cover per level (the same branching as the exact search, without the
+    nesting): microseconds to milliseconds on 7 chunks.
+    """
+    from .._kernels.prefix_sets import prefix_set_bound
+
+    _check(inst)
+    if len({len(o) for o in inst.orders}) != 1:
+        raise InstanceError("the level bound is implemented for uniform families (one request size)")
+    setmask, subs, ups, up1, rank = _tables(inst.n)
+    req = np.array(inst.request_masks(), dtype=np.uint64)
+    return int(prefix_set_bound(req, inst.m, inst.n, subs, ups, rank))
