@@ -23,43 +23,9 @@ from fractions import Fraction
 
 from ..instance import compact
 from ..provenance import environment
+from .verification import VERIFY_METHODS, CertificateError, verification
 
 __all__ = ["CertificateError", "certify", "run_record", "verification", "VERIFY_METHODS"]
-
-# The independent methods run on a find (m <= 10 or so at annealing sizes). The SAT methods stop
-# at 30 s of solving or a proof too long to check here; the others then carry the verdict.
-VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free", "prefix-sets", "cpsat-orders"),
-                  "glob": ("dp-glob", "cpsat-glob", "sat-glob")}
-
-
-def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
-    """Two-method verification of the claimed values (``{"free": V, "glob": W}``).
-
-    Returns ``{"certified": bool, "verdict": ..., "quantities": {q: {"value", "proved",
-    "methods": {name: value or why it did not run}, "families"}}}``; ``certified`` is True only
-    when every claimed quantity is proved by two independent methods and equals the claim.
-    """
-    from ..verify.verify import verify
-
-    methods = [m for q in claims for m in VERIFY_METHODS[q]]
-    rep = verify(inst, claims, methods=methods, time_limit=time_limit, keep_witnesses=False)
-    out = {}
-    for q in claims:
-        qt = rep.quantities[q]
-        rows = {r.method: (r.value if r.status == "optimal" else f"{r.status}: {r.note}".strip(": "))
-                for r in rep.rows if r.quantity == q}
-        out[q] = {"value": qt.value, "proved": qt.proved, "methods": rows, "families": qt.families,
-                  "seconds": round(sum(r.seconds for r in rep.rows if r.quantity == q), 3)}
-    return {"certified": rep.verdict == "proved", "verdict": rep.verdict, "problems": rep.problems,
-            "quantities": out}
-
-
-class CertificateError(RuntimeError):
-    """The public solvers disagree with the kernel's value or a certificate fails its check."""
-
-
-def _labels(inst, seqs):
-    return [[inst.labels[x] for x in s] for s in seqs]
 
 
 def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greedy", window: int = 1) -> dict:
@@ -107,7 +73,7 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
             raise CertificateError(f"kernel ratio {num}/{den} but public solvers give {glob.value}/{free.value}")
         out.update(instance=compact(canon), value=glob.value / free.value,
                    fraction=str(Fraction(glob.value, free.value)), opt_free=free.value,
-                   opt_glob=glob.value, free_layout=_labels(canon, free.layout),
+                   opt_glob=glob.value, free_layout=canon.label_orders(free.layout),
                    free_hierarchy=free.hierarchy.nested(), glob_order=[canon.labels[x] for x in glob.order])
         out["verification"] = v = verification(canon, {"free": free.value, "glob": glob.value})
         if v["verdict"] == "failed":
@@ -127,7 +93,7 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
     out.update(instance=compact(inst), instance_weights={str(lab): int(w) for lab, w in zip(inst.labels, inst.weights)},
                value=value, fraction=f"{free.savings}/{agg.savings}", optimal_savings=free.savings,
                agglomerative_savings=agg.savings, opt_free=free.value, agglomerative_cost=agg.cost,
-               free_layout=_labels(inst, free.layout), free_hierarchy=free.hierarchy.nested(),
+               free_layout=inst.label_orders(free.layout), free_hierarchy=free.hierarchy.nested(),
                agglomerative_hierarchy=agg.hierarchy.nested(),
                canonical_agglomerative_savings=canon_agg)
     out["verification"] = v = verification(inst, {"free": free.value})

@@ -9,7 +9,7 @@ returns: the registered heuristic (:mod:`mptsearch.heuristics.registry`) or
 :func:`~mptsearch.serving.online.online_layout`, i.e. :class:`~mptsearch.serving.online.OnlineLayouter`
 with window W, checked once more with the layouter's default memory (``history`` = 64 W).
 The denominator OPT_free goes through the two-method verification of
-:func:`mptsearch.search.certificate.verification`; ``"certified": true`` means OPT_free is
+:func:`mptsearch.search.verification.verification`; ``"certified": true`` means OPT_free is
 proved by two independent methods and every recomputed value equals the kernel's.
 """
 
@@ -22,16 +22,12 @@ from ..instance import compact
 __all__ = ["certify_cost_ratio", "certify_online"]
 
 
-def _labels(inst, seqs):
-    return [[inst.labels[x] for x in s] for s in seqs]
-
-
 def _common(inst, num: int, den: int, what: str, cost: int, layout) -> dict:
     """The shared part: OPT_free recomputed and verified, the numerator's layout rechecked."""
     from ..canonical import canonical_form
-    from ..exact.free import opt_free
+    from ..exact.prefix_sets import opt_free_auto as opt_free  # the DP, or the prefix-set search
     from ..trie import trie_cost
-    from .certificate import CertificateError, verification
+    from .verification import CertificateError, verification
 
     free = opt_free(inst)
     if trie_cost(inst, free.layout) != free.value:
@@ -42,9 +38,9 @@ def _common(inst, num: int, den: int, what: str, cost: int, layout) -> dict:
         raise CertificateError(f"kernel {what} ratio {num}/{den} but public functions give {cost}/{free.value}")
     frac = Fraction(cost, free.value)
     out = {"instance": compact(inst), "canonical": compact(canonical_form(inst)), "n": inst.n, "m": inst.m,
-           "requests": _labels(inst, inst.orders),
+           "requests": inst.label_orders(inst.orders),
            "weights": {str(lab): int(w) for lab, w in zip(inst.labels, inst.weights)},
-           "opt_free": free.value, "free_layout": _labels(inst, free.layout),
+           "opt_free": free.value, "free_layout": inst.label_orders(free.layout),
            "free_hierarchy": free.hierarchy.nested(), "value": cost / free.value,
            "fraction": f"{frac.numerator}/{frac.denominator}"}
     out["verification"] = v = verification(inst, {"free": free.value})
@@ -66,7 +62,7 @@ def certify_cost_ratio(inst, heuristic: str, num: int, den: int) -> dict:
     layout, cost = layout_and_cost(inst, lookup(heuristic).function(inst))
     out = {"objective": "cost-ratio", "heuristic": heuristic}
     out.update(_common(inst, num, den, heuristic, cost, layout))
-    out.update(heuristic_cost=cost, heuristic_layout=_labels(inst, layout))
+    out.update(heuristic_cost=cost, heuristic_layout=inst.label_orders(layout))
     return out
 
 
@@ -79,7 +75,7 @@ def certify_online(inst, window: int, num: int, den: int) -> dict:
     """
     from ..serving.online import online_layout
     from ..trie import trie_cost
-    from .certificate import CertificateError
+    from .verification import CertificateError
 
     layout = online_layout(inst.orders, inst.weights, window)
     default = online_layout(inst.orders, inst.weights, window, history=64 * window)
@@ -88,5 +84,5 @@ def certify_online(inst, window: int, num: int, den: int) -> dict:
     cost = trie_cost(inst, layout)
     out = {"objective": "online", "window": int(window)}
     out.update(_common(inst, num, den, "online", cost, layout))
-    out.update(online_cost=cost, online_layout=_labels(inst, layout))
+    out.update(online_cost=cost, online_layout=inst.label_orders(layout))
     return out

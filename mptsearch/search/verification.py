@@ -1,0 +1,43 @@
+"""The two-method verification every annealing certificate goes through, and its error.
+
+:func:`verification` runs the independent methods of ``mptsearch verify`` on a find's claimed
+optima; :mod:`mptsearch.search.certificate` (ratio, shortfall) and
+:mod:`mptsearch.search.ordered_certificate` (cost-ratio, online) both use it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["VERIFY_METHODS", "verification", "CertificateError"]
+
+# The independent methods run on a find (m <= 10 or so at annealing sizes). The SAT methods stop
+# at 30 s of solving or a proof too long to check here; the others then carry the verdict.
+VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free", "prefix-sets", "cpsat-orders"),
+                  "glob": ("dp-glob", "cpsat-glob", "sat-glob")}
+
+
+def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
+    """Two-method verification of the claimed values (``{"free": V, "glob": W}``).
+
+    Returns ``{"certified": bool, "verdict": ..., "quantities": {q: {"value", "proved",
+    "methods": {name: value or why it did not run}, "families"}}}``; ``certified`` is True only
+    when every claimed quantity is proved by two independent methods and equals the claim.
+    """
+    from ..verify.verify import verify
+
+    methods = [m for q in claims for m in VERIFY_METHODS[q]]
+    rep = verify(inst, claims, methods=methods, time_limit=time_limit, keep_witnesses=False)
+    out = {}
+    for q in claims:
+        qt = rep.quantities[q]
+        rows = {r.method: (r.value if r.status == "optimal" else f"{r.status}: {r.note}".strip(": "))
+                for r in rep.rows if r.quantity == q}
+        out[q] = {"value": qt.value, "proved": qt.proved, "methods": rows, "families": qt.families,
+                  "seconds": round(sum(r.seconds for r in rep.rows if r.quantity == q), 3)}
+    return {"certified": rep.verdict == "proved", "verdict": rep.verdict, "problems": rep.problems,
+            "quantities": out}
+
+
+class CertificateError(RuntimeError):
+    """The public solvers disagree with the kernel's value or a certificate fails its check."""
+
+
