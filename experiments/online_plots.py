@@ -76,9 +76,14 @@ def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
     ax = axes[1]
     if rows:
         for kk in sorted({int(r["k"]) for r in rows}):
-            sel = sorted((int(r["window"]), float(r["ratio_float"]), bool(r.get("certified")))
-                         for r in rows if int(r["k"]) == kk)
-            line, = ax.plot([s[0] for s in sel], [s[1] for s in sel], "o-", label=f"search worst, k={kk}")
+            sel = sorted((int(r["window"]), float(r["ratio_float"]))
+                         for r in rows if int(r["k"]) == kk and r.get("certified"))
+            worst = {}
+            for w, ratio in sel:  # one search per (k, W, m): the line is the worst over m
+                worst[w] = max(worst.get(w, 0.0), ratio)
+            line, = ax.plot(sorted(worst), [worst[w] for w in sorted(worst)], "o-",
+                            label=f"search worst over m (certified), k={kk}")
+            ax.plot([s[0] for s in sel], [s[1] for s in sel], ".", color=line.get_color(), alpha=0.35)
             if kk in bounds:
                 c = line.get_color()
                 ax.plot(xs, [float(bounds[kk]["det_lower_float"])] * 2, "-", color=c, alpha=0.5,
