@@ -114,8 +114,10 @@ def solve_level(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest):
     contains a member of Q ∪ forced[j-1]); Q attains v when v < cutoff.
 
     Depth-first branch and bound over covers: pick the uncovered set with the fewest usable
-    (j-1)-subsets, branch over them (branch i takes subset i and bans subsets 1..i-1, so each
-    cover is met once); a node is cut when |U| + cost(Q ∪ forced) + (a packing of the
+    (j-1)-subsets, branch over them (branch i takes subset i and bans subsets 1..i-1). This
+    reaches only some covers, but every cover contains a reached one (follow the first branch
+    whose subset belongs to it), and cost_{j-1}(U') >= cost_{j-1}(U) + |U' minus U| for U within
+    U', so the least cost is among the reached covers. A node is cut when |U| + cost(Q ∪ forced) + (a packing of the
     uncovered sets) >= the best so far, which is sound because the cost of levels < j grows
     by at least one per set added (it is |Q| plus a monotone term). ``lowrest`` is a lower
     bound, known to the caller, on cost_{j-1}(Q') - |Q'| for every cover Q' of U (the level

@@ -13,20 +13,22 @@ prefix-consistent: the order of S extends the order of its parent. Lay out each 
 by the order of R in P: every trie node is a prefix of some request's order, hence the order
 of some member of P, and distinct nodes are distinct orders of distinct members (a member
 has one order). So the trie has at most |P| - 1 nodes, each of weight 1.
-(>=) Take an optimal trie and label each node by the *set* of chunks on its path. Suppose
-two nodes u != v at the same depth carry the same set S. Move every request through v onto
-u: they now read the (existing) path of u, then, below u, any layout of their remaining
-chunks together with the requests already below u. The requests below u and below v have
-remaining chunks drawn from the same set, so the union of the two subtries' layouts is a
-valid layout below u; the subtrie of v and its root v (weight >= 1) disappear, and the path
-above v only loses nodes. So the cost drops strictly, which is impossible: in an optimal
-trie the node sets are distinct (also across depths, where sizes differ). The node sets
-together with the empty set form an accessible family (a node's parent carries its set
-minus the node's chunk) that contains every request (the node where it ends), of size
-cost + 1. QED.
+(>=) Take an optimal trie and label each node by the *set* of chunks on its path. These
+labels together with the empty set form an accessible family (a node's parent carries its
+set minus the node's chunk) that contains every request (the node where it ends), and it has
+at most cost + 1 members whether or not two labels coincide; so min |P| - 1 <= OPT_free.
+(In fact no two nodes of an optimal trie carry the same set: two such nodes are at the same
+depth, and moving the requests through one onto the other maps each node path(v).alpha below
+it one to one onto path(u).alpha, and v itself disappears.) QED.
+
+(The referee of this lemma suggested this direct form of (>=), and the lines below on the
+recursion and the level bound.)
 
 Sorting P by size, P_j (its j-sets) must contain the j-chunk requests F_j and, for j < max,
-cover P_{j+1}: every member of P_{j+1} contains a member of P_j. So
+cover P_{j+1}: every member of P_{j+1} contains a member of P_j. Conversely any such chain of
+levels is accessible, and sets larger than the largest request k can be deleted (accessibility
+constrains a family only downwards), so P_k = F_k in a least P. Minimising over every cover at
+each level (a nested DP, nothing greedy) gives
 
     cost_j(U) = |U| + min over covers Q of U by (j-1)-sets of cost_{j-1}(Q ∪ F_{j-1}),
 
@@ -40,9 +42,12 @@ NP-hard already for k = 2), but it grows with the universe's C(n, j) possible se
 3^m: every 3- and 4-uniform family on 7 chunks, all 35 requests included, takes
 milliseconds (docs/enumerate.md has the measured times).
 
-The lemma is also the *level lower bound*: |P_j| >= cover_j(F), the least number of j-sets
-such that every request with at least j chunks contains one, so OPT_free >= sum_j cover_j
-(:func:`level_bound`); for K4^(3) it is 4 + 2 + 2 = 8 = OPT_free.
+The lemma is also the *level lower bound*: following parents down from a request R with
+|R| >= j reaches a member of P_j inside R (R itself when |R| = j), so |P_j| >= cover_j(F), the
+least number of j-sets such that every request with at least j chunks contains one, and
+OPT_free >= sum_j cover_j (sound for mixed sizes; :func:`level_bound` computes it for uniform
+families, and is not always tight: L_6 has bound 15 and OPT_free 16); for K4^(3) it is
+4 + 2 + 2 = 8 = OPT_free.
 
 Unit weights only (a weighted node costs its last chunk's weight, which depends on the
 parent chosen; the lemma then needs another argument): weighted instances are refused.
