@@ -459,9 +459,11 @@ def _universe_answer(study: str, files, verify: dict) -> list[str]:
                  "check is each m's maximum witness:")
     lines += ["",
               f"- Witnesses: the maximum of m = {', '.join(map(str, proved)) or '-'} is proved by two independent "
-              f"methods (`verify` exit 0); m = {', '.join(map(str, not_proved)) or '-'}: not proved that way "
-              "(see the verify column: which methods ran, which stopped at their limits); "
-              f"m = {', '.join(map(str, not_run)) or '-'}: verify not run yet.",
+              "methods (`verify` exit 0)"
+              + (f"; m = {', '.join(map(str, not_proved))}: not proved that way (see the verify column: which "
+                 "methods ran, which stopped at their limits)" if not_proved else "")
+              + (f"; m = {', '.join(map(str, not_run))}: verify not run yet" if not_run else
+                 "; no maximum is left unverified") + ".",
               f"- CPU: {cpu / 3600:.3f} core-hours for the {len(files)} commands of this class "
               f"(git commits {', '.join(commits)}; m <= 18 of k4n7 and m <= 18 of k3n7 ran before the "
               "prefix-set search and the level bound, m >= 19 with them).",
