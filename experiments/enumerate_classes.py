@@ -42,8 +42,16 @@ STUDIES = {
     "k34n7": ("families of 3- and 4-chunk requests on 7 chunks",
               [("k3-4_n7_m{m}", "-n 7 -k 3-4 -m {m} --property none")]),
     "k5n9": ("5-uniform families on 9 chunks", [("k5_n9_m{m}", "-n 9 -k 5 -m {m} --property none")]),
+    # m = 9, 10: whole subtrees cut by Lemma S below the floors the witnesses give
+    "k5n9cut": ("5-uniform families on 9 chunks",
+                [("k5_n9_m{m}", "-n 9 -k 5 -m {m} --property none --subtree-bounds")]),
 }
-PER_M = {"k4n7", "k3n7", "k4n8", "k34n7", "k5n9"}
+#: study -> {m: a member whose exact ratio is a floor from the first piece on (--witness)}:
+#: m = 10 is D_5 (mptsearch family two-sunflowers --k 5); m = 9 is the best find of
+#: `mptsearch anneal -k 5 -n 9 -m 9 -t 120 -j 1` (seed 0, certified 28/17)
+WITNESSES = {"k5n9cut": {9: "01234 12346 12347 12348 05678 15678 25678 35678 45678",
+                         10: "12345 12346 12347 12348 01234 15678 25678 35678 45678 05678"}}
+PER_M = {"k4n7", "k3n7", "k4n8", "k34n7", "k5n9", "k5n9cut"}
 
 
 def _git_commit() -> str:
@@ -61,7 +69,7 @@ def _write_json(path: Path, data) -> None:
 
 
 def run_one(stem: str, args: str, jobs: int, ancestors: int | None = None,
-            shard: str | None = None) -> dict:
+            shard: str | None = None, witness: str | None = None) -> dict:
     if shard:
         i, N = (int(x) for x in shard.split("/"))
         args += f" --shard {i}/{N}"
@@ -73,7 +81,9 @@ def run_one(stem: str, args: str, jobs: int, ancestors: int | None = None,
     (ROOT / store).parent.mkdir(exist_ok=True)
     cmd = ["mptsearch", "enumerate", *args.split(), "-q", "-j", str(jobs), "--store", store,
            "--json", "-o", f"results/enumerate/{stem}.json"]
-    shown = " ".join(cmd)
+    if witness:
+        cmd[len(args.split()) + 2:len(args.split()) + 2] = ["--witness", witness]
+    shown = " ".join(f'"{c}"' if " " in c else c for c in cmd)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL)
@@ -98,7 +108,8 @@ def cmd_run(a) -> None:
             if study in PER_M:
                 lo, hi = (int(x) for x in a.m.split("-"))
                 for m in range(lo, hi + 1):
-                    run_one(stem.format(m=m), args.format(m=m), a.jobs, a.ancestors, a.shard)
+                    run_one(stem.format(m=m), args.format(m=m), a.jobs, a.ancestors, a.shard,
+                            WITNESSES.get(study, {}).get(m))
             else:
                 run_one(stem, args, a.jobs, a.ancestors, a.shard)
 
@@ -176,6 +187,8 @@ def cmd_merge(a) -> None:
             best = max((Fraction(r["max"]) for r in rows if r.get("max")), default=None)
             first = next(r for r in rows if r.get("max") and Fraction(r["max"]) == best) if best else {}
             t = {key: sum(r[key] for r in rows) for key in ("count", "pruned", "evaluated", "undecided", "hits")}
+            if any("cut" in r for r in rows):  # --subtree-bounds: cut subtrees add up too
+                t["cut"] = sum(r.get("cut", 0) for r in rows)
             t.update(attain=sum(r["attain"] for r in rows if r.get("max") and Fraction(r["max"]) == best),
                      exact=all(r["exact"] for r in rows), max=str(best) if best else None,
                      max_float=float(best) if best else None,

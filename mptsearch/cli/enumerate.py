@@ -170,6 +170,14 @@ def _minimal(minimal_hits, cls, hits, prop, threshold, quiet: bool):
 @click.option("--ancestors", type=click.IntRange(0, 8), default=None,
               help="Generations above the least m evaluated to feed the bounds inherited along the "
                    "generation tree (default 2); 0 turns that pruning off (same results, more DPs).")
+@click.option("--subtree-bounds", "subtree", is_flag=True,
+              help="Cut whole subtrees of the generation tree that Lemma S puts below the floors "
+                   "(one request size; --property none or ratio): the same maxima, attain counts "
+                   "and hits; members in cut subtrees are not generated, and the class's size "
+                   "comes from the exact orbit count (docs/enumerate.md).")
+@click.option("--witness", "witnesses", multiple=True, metavar="FAMILY",
+              help="A member of the class (\"01234 12346 ...\", or any instance mptsearch solve "
+                   "reads) whose exact ratio is a floor from the first piece on; repeatable.")
 @time_limit_option(help="Wall seconds for the whole command, kernel compilation excluded; then "
                         "exit 3 (a rerun resumes).")
 @out_option(help="Write the summary (JSON) to PATH, atomically.")
@@ -183,7 +191,8 @@ def _minimal(minimal_hits, cls, hits, prop, threshold, quiet: bool):
               help="Kept for older scripts: --no-progress hides the progress (see -q).")
 def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, journal_mode, shard,
                   jobs, scheduler, scheduler_file, backend, max_pieces, max_hits, exact_limit,
-                  ancestors, time_limit, out, as_json, quiet, estimate, seed, progress):
+                  ancestors, subtree, witnesses, time_limit, out, as_json, quiet, estimate, seed,
+                  progress):
     """Enumerate every family of distinct requests on CHUNKS chunks once up to relabelling,
     evaluate OPT_free, OPT_glob and the heuristics, and list the members with the property.
 
@@ -226,6 +235,13 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
         fail("give --scheduler or --scheduler-file, not both")
     if scheduler_file and not os.path.isfile(scheduler_file):
         fail(f"no such scheduler file: {scheduler_file}")
+    if subtree and klo != khi:
+        fail(f"--subtree-bounds needs one request size (Lemma S), got --k {klo}-{khi}")
+    if subtree and prop not in ("none", "ratio"):
+        fail(f"--subtree-bounds keeps every hit only for --property none or ratio, not {prop}")
+    if subtree and backend != "own":
+        fail("--subtree-bounds needs the own generator (--backend own)")
+    witness_masks = [_witness_masks(w, cls) for w in witnesses]
     if backend == "genbg":
         from ..enumerate.genbg import genbg_path
         if genbg_path() is None:
@@ -261,7 +277,8 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
                                   backend=backend, progress=bar, max_pieces=max_pieces,
                                   max_hits=max_hits, journal_mode=journal_mode,
                                   exact_limit=exact_limit or EXACT_M_LIMIT, time_limit=time_limit,
-                                  ancestors=DEFAULT_ANCESTORS if ancestors is None else ancestors)
+                                  ancestors=DEFAULT_ANCESTORS if ancestors is None else ancestors,
+                                  subtree=subtree, witnesses=witness_masks)
         except StoreError as exc:
             fail(str(exc))
         except OSError as exc:
@@ -284,6 +301,28 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
     if refusal:
         click.echo(f"mptsearch: minimality not computed: {refusal}", err=True)
     return OK if res.complete else UNDECIDED
+
+
+def _witness_masks(text: str, cls) -> list[int]:
+    """The chunk masks of a --witness family (chunks renumbered 0.. in label order), checked
+    to be a member of the class; a one-line failure otherwise."""
+    from ..enumerate.run import witness_floors
+    from ..instance import InstanceError, parse_instance
+
+    try:
+        inst = parse_instance(text)
+    except (InstanceError, OSError) as exc:
+        fail(f"--witness {text!r}: {exc}")
+    if inst.n > cls.n:
+        fail(f"--witness uses {inst.n} chunks, the class has {cls.n}")
+    if bool((inst.weights != 1).any()):
+        fail("--witness must have unit weights (the classes have them)")
+    masks = [sum(1 << x for x in o) for o in inst.orders]
+    try:
+        witness_floors(cls, [masks])
+    except ValueError as exc:
+        fail(f"--witness is not a member of the class: {exc}")
+    return masks
 
 
 def _print_human(res, mins, cls, prop, thr, compact_masks, format_table):

@@ -34,8 +34,9 @@ from .._bits import ctz, popcount
 from ..instance import InstanceError
 
 __all__ = ["EnumClass", "allowed_requests", "split_pieces", "generate_piece", "count_class",
-           "iter_families", "MAX_N"]
+           "children_of", "iter_families", "MAX_N"]
 
+LOOK_BUDGET = 2_000_000  #: families a split may count to weigh its pieces
 MAX_N = 10  # 2^n-bit membership sets and n! relabellings; far beyond exhaustive reach anyway
 
 
@@ -303,6 +304,51 @@ def _generate(prefix, mlo, mhi, elo, n, E, blk_lo, blk_hi, nw, emit_root, store,
     return out, outm, outp, rows
 
 
+@njit(cache=True)
+def _children_batch(prefixes, d, n, E, blk_lo, blk_hi, nw):
+    """The canonical children of every row of ``prefixes`` (canonical families as d request
+    numbers, increasing): each row plus one request numbered after its last, kept when the
+    result is canonical (the step of :func:`_generate`). Returns (children, parent):
+    ``children[c, :d + 1]`` request numbers, ``parent[c]`` the row it came from; rows in
+    order, and each row's children in increasing order of the added request."""
+    NE = E.shape[0]
+    B = prefixes.shape[0]
+    member = np.zeros(nw, dtype=np.int64)
+    fam = np.zeros(d + 1, dtype=np.int64)
+    sigma = np.zeros(max(n, 1), dtype=np.int64)
+    cand = np.zeros(max(n, 1) + 1, dtype=np.int64)
+    alw = np.zeros(max(n, 1) + 1, dtype=np.int64)
+    out = np.zeros((max(B, 16), d + 1), dtype=np.int64)
+    par = np.zeros(max(B, 16), dtype=np.int64)
+    rows = 0
+    for b in range(B):
+        for a in range(d):
+            fam[a] = E[prefixes[b, a]]
+            member[fam[a] >> 6] |= np.int64(1) << (fam[a] & 63)
+        start = prefixes[b, d - 1] + 1 if d > 0 else 0
+        for t in range(start, NE):
+            e = E[t]
+            member[e >> 6] |= np.int64(1) << (e & 63)
+            fam[d] = e
+            if _is_canonical(fam, d + 1, member, n, E, blk_lo, blk_hi, sigma, cand, alw):
+                if rows == out.shape[0]:
+                    bigger = np.zeros((2 * rows, d + 1), dtype=np.int64)
+                    bigger[:rows] = out[:rows]
+                    out = bigger
+                    biggerp = np.zeros(2 * rows, dtype=np.int64)
+                    biggerp[:rows] = par[:rows]
+                    par = biggerp
+                for a in range(d):
+                    out[rows, a] = prefixes[b, a]
+                out[rows, d] = t
+                par[rows] = b
+                rows += 1
+            member[e >> 6] ^= np.int64(1) << (e & 63)
+        for a in range(d):
+            member[fam[a] >> 6] ^= np.int64(1) << (fam[a] & 63)
+    return out[:rows], par[:rows]
+
+
 # ---- public functions -----------------------------------------------------------------------
 
 def _run(cls: EnumClass, prefix, mlo: int, mhi: int, emit_root: bool, store: bool,
@@ -324,6 +370,18 @@ def _run(cls: EnumClass, prefix, mlo: int, mhi: int, emit_root: bool, store: boo
     return (out[:rows], outm[:rows], counts) + ((outp[:rows],) if parents else ())
 
 
+def children_of(cls: EnumClass, prefixes: np.ndarray):
+    """The canonical children of canonical families ``prefixes`` (B x d request numbers,
+    increasing) as ``(children, parent)``: ``children`` is C x (d + 1) request numbers,
+    ``parent[c]`` the row of ``prefixes`` that child c extends. Together, the children of
+    every canonical family with d requests are every canonical family with d + 1, once."""
+    E, lo, hi, nw = _tables(cls)
+    prefixes = np.ascontiguousarray(prefixes, dtype=np.int64)
+    if prefixes.ndim != 2:
+        raise ValueError("prefixes must be a 2-d array of request numbers")
+    return _children_batch(prefixes, prefixes.shape[1], cls.n, E, lo, hi, nw)
+
+
 def _children(cls: EnumClass, prefix, index) -> list[np.ndarray]:
     """The canonical children of the family ``prefix`` (request numbers), in generation order."""
     d = len(prefix)
@@ -343,7 +401,8 @@ def split_pieces(cls: EnumClass, min_pieces: int = 256, look: int = 5):
 
     Start from the canonical families at the least depth p with at least ``min_pieces`` of
     them. Measure each by its descendants at depth D = p + ``look`` (at most the class's
-    largest m) and replace every family heavier than 2/``min_pieces`` of the total by its
+    largest m, and at most the deepest level with ``LOOK_BUDGET`` families; at least p + 1)
+    and replace every family heavier than 2/``min_pieces`` of the total by its
     children, until none is (families at depth D count 1). The subtrees below the first
     families in colex order are much larger than the others (on 4-uniform families on 7
     chunks with 12 requests one of the 509 depth-6 subtrees holds 39% of the members), so a
@@ -366,6 +425,16 @@ def split_pieces(cls: EnumClass, min_pieces: int = 256, look: int = 5):
         if len(prefixes) >= min_pieces:
             break
     depth = min(p + look, top)
+    # counting to that depth costs about one generation step per family there: keep it to
+    # depths whose exact orbit count is <= LOOK_BUDGET. On 7 chunks it never binds (uniform
+    # classes peak at 920,446 families, sizes 3-4 with <= 8 requests at 1,989,955); on
+    # 5-uniform families on 9 chunks with 8 or more requests it counts to 7 (282,246
+    # families): seconds instead of minutes (8: 3.8 million) or hours (10: 542 million).
+    from .orbit_count import count_class_members
+
+    levels = count_class_members(cls.n, cls.klo, cls.khi, depth)
+    while depth > p + 1 and levels[depth] > LOOK_BUDGET:
+        depth -= 1
     split: list[np.ndarray] = []
     sizes = [_subtree_size(cls, f, depth) for f in prefixes]
     limit = 2 * sum(sizes) / max(min_pieces, 1)

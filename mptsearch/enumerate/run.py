@@ -77,7 +77,7 @@ def _heuristic_costs(masks, n):
 def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: Fraction,
               backend: str = "own", max_hits: int | None = None,
               exact_limit: int = EXACT_M_LIMIT, ancestors: int = DEFAULT_ANCESTORS,
-              ratio_floor: dict | None = None, prefix_sets: bool = True):
+              ratio_floor: dict | None = None, prefix_sets: bool = True, subtree: bool = False):
     """Generate and evaluate one piece; return ``(piece, seconds, summary, hits)``.
 
     The summary maps each m to counts (members, pruned, evaluated, undecided, hits) and the
@@ -92,11 +92,20 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     lets members that cannot reach it skip the DP; then the piece's own maximum for m is
     exact only where it reaches the floor (the class's maximum always is). ``prefix_sets``:
     see :func:`~mptsearch.enumerate.evaluate.evaluate_batch` (same results either way).
+    ``subtree``: cut the subtrees that Lemma S (:mod:`.subtree`) decides against the floors
+    (uniform classes, own generator, pieces >= 1); the summary's ``count`` is then the members
+    generated and ``cut`` the cut subtrees that reached each m (same maxima and ``attain``).
     """
     from .evaluate import evaluate_batch
+    from .subtree import applies, evaluate_subtree
 
     t0 = time.perf_counter()
-    if backend == "genbg":
+    cut = None
+    if subtree and backend == "own" and piece > 0 and applies(cls):
+        masks, ms, res, cut = evaluate_subtree(cls, prefix, dict(ratio_floor or {}), prop=prop,
+                                               threshold=threshold, exact_limit=exact_limit,
+                                               prefix_sets=prefix_sets)
+    elif backend == "genbg":
         from .genbg import genbg_piece
         masks, ms = genbg_piece(cls, piece, p)
         res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
@@ -110,6 +119,9 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
         res = evaluate_batch(masks, ms, cls.n, prop=prop, threshold=threshold,
                              exact_limit=exact_limit, ratio_floor=ratio_floor, prefix_sets=prefix_sets)
     summary, hit_rows = _summarize(res, ms, masks, cls.mlo, prop, threshold)
+    if cut is not None:
+        for m, c in cut.items():
+            summary.setdefault(int(m), _empty_summary())["cut"] = int(c)
     hits = []
     for i in hit_rows[:max_hits] if max_hits is not None else hit_rows:
         m = int(ms[i])
@@ -142,6 +154,11 @@ def _property_mask(res, prop: str, threshold: Fraction) -> np.ndarray:
     return np.zeros(len(f), dtype=bool)
 
 
+def _empty_summary() -> dict:
+    return {"count": 0, "pruned": 0, "evaluated": 0, "undecided": 0, "hits": 0, "max_num": 0,
+            "max_den": 0, "attain": 0, "witness": None}
+
+
 def _summarize(res, ms, masks, mlo: int, prop: str, threshold: Fraction):
     """Per-m counts, the exact maximum ratio over the decided members with how many attain it
     and the first of them in generation order; and the rows of the hits (members only)."""
@@ -152,9 +169,8 @@ def _summarize(res, ms, masks, mlo: int, prop: str, threshold: Fraction):
         f, g = res.free[r], res.glob[r]
         undecided = int((f == -2).sum())
         pruned = len(r) - undecided if m <= 1 else int((f == -1).sum())
-        s = {"count": len(r), "pruned": pruned, "evaluated": len(r) - pruned - undecided,
-             "undecided": undecided, "hits": 0, "max_num": 0, "max_den": 0, "attain": 0,
-             "witness": None}
+        s = dict(_empty_summary(), count=len(r), pruned=pruned,
+                 evaluated=len(r) - pruned - undecided, undecided=undecided)
         ok = f > 0
         if ok.any():
             ratio = g[ok] / f[ok]
@@ -240,6 +256,35 @@ def _in_completion_order(tasks, jobs: int, scheduler: str | None, scheduler_file
         yield from par(delayed(fn)(*args) for args in tasks)
 
 
+def witness_floors(cls: EnumClass, witnesses) -> dict:
+    """{m: the best exact OPT_glob / OPT_free} over ``witnesses`` (families of request
+    bitmasks), each checked to be a member of ``cls`` (ValueError otherwise)."""
+    from .evaluate import evaluate_batch
+
+    floors: dict = {}
+    for fam in witnesses:
+        fam = [int(r) for r in fam]
+        m = len(fam)
+        if len(set(fam)) != m:
+            raise ValueError(f"witness {fam}: requests repeat")
+        if not cls.mlo <= m <= cls.mhi:
+            raise ValueError(f"witness with {m} requests is outside m = {cls.mlo}..{cls.mhi}")
+        for r in fam:
+            if r <= 0 or r >> cls.n or not cls.klo <= bin(r).count("1") <= cls.khi:
+                raise ValueError(f"witness request {r:#x} is not a request of "
+                                 f"{cls.klo}..{cls.khi} chunks on {cls.n} chunks")
+        if m < 2:
+            continue
+        res = evaluate_batch(np.array([fam], dtype=np.int64), np.array([m], dtype=np.int64),
+                             cls.n, prop="ratio", threshold=0)
+        if res.free[0] <= 0:
+            raise ValueError(f"witness {fam}: OPT_free could not be computed exactly")
+        r = Fraction(int(res.glob[0]), int(res.free[0]))
+        if floors.get(m) is None or r > floors[m]:
+            floors[m] = r
+    return floors
+
+
 def _best_ratio(summary: dict):
     best = None
     for s in summary.values():
@@ -255,7 +300,8 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
                     min_pieces: int = 256, max_pieces: int | None = None,
                     max_hits: int | None = None, exact_limit: int = EXACT_M_LIMIT,
                     journal_mode: str = "auto", time_limit: float | None = None,
-                    ancestors: int = DEFAULT_ANCESTORS, prefix_sets: bool = True) -> RunResult:
+                    ancestors: int = DEFAULT_ANCESTORS, prefix_sets: bool = True,
+                    subtree: bool = False, witnesses=None) -> RunResult:
     """Enumerate ``cls`` (or shard ``i/N`` of it) into the store at ``store_path``.
 
     Parameters
@@ -280,6 +326,13 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
     prefix_sets : the level bound and the prefix-set search where they apply (unit weights,
         <= 7 chunks; :mod:`mptsearch.exact.prefix_sets`); False: the subset DP alone, with
         its ``exact_limit`` (same results where both decide)
+    subtree : cut whole subtrees of the generation tree by Lemma S
+        (:mod:`mptsearch.enumerate.subtree`; one request size, property none or ratio): the
+        maxima, ``attain`` counts and hits stay exact, ``count`` is the members generated and
+        ``cut`` the cut subtrees; the class's size is :func:`count_class_members`
+    witnesses : families of the class (lists of request bitmasks) whose exact ratios are
+        floors from the first piece on (each is checked to be a member and evaluated
+        exactly here); they make the pruning, never the results, depend on them
 
     Returns
     -------
@@ -291,9 +344,18 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
     if not (N >= 1 and 0 <= i < N):
         raise ValueError(f"shard {i}/{N}: need 0 <= i < N")
     t0 = time.perf_counter()
+    if subtree:
+        from .subtree import applies, cut_floors
+
+        if not applies(cls):
+            raise ValueError("subtree bounds need one request size (klo = khi)")
+        cut_floors({}, prop, threshold)  # refuses gap and shortfall
+    seeded = witness_floors(cls, witnesses or [])
     p, prefixes, split, n_pieces = plan(cls, backend, min_pieces)
-    store = Store(store_path, _run_meta(cls, prop, threshold, backend, p, n_pieces, split), shard,
-                  journal_mode)
+    meta = _run_meta(cls, prop, threshold, backend, p, n_pieces, split)
+    if subtree:
+        meta["subtree"] = "lemma-S"  # counts differ from an uncut run's: never merged with one
+    store = Store(store_path, meta, shard, journal_mode)
     try:
         done = store.done()
         expected = store.expected_pieces()
@@ -304,8 +366,12 @@ def run_enumeration(cls: EnumClass, store_path, *, prop: str = "none", threshold
         # per m, the best exact ratio committed so far: a floor that later pieces need not
         # beat (the maxima stay exact; only how many DPs run depends on the order)
         floors = {m: t["max"] for m, t in totals(store.summaries()).items() if t["max"] is not None}
+        for m, r in seeded.items():
+            if floors.get(m) is None or r > floors[m]:
+                floors[m] = r
         tasks = ((cls, p, (prefixes[q - 1] if q else split) if backend == "own" else None, q, prop,
-                  threshold, backend, max_hits, exact_limit, ancestors, dict(floors), prefix_sets) for q in todo)
+                  threshold, backend, max_hits, exact_limit, ancestors, dict(floors), prefix_sets, subtree)
+                 for q in todo)
         members, best, finished = 0, None, resumed
         if progress is not None:
             progress(finished, len(expected), 0, None)

@@ -173,6 +173,8 @@ def totals(summaries: dict[int, dict]) -> dict[int, dict]:
                                    "exact": True})
             for k in ("count", "pruned", "evaluated", "undecided", "hits"):
                 t[k] += s[k]
+            if "cut" in s:  # subtree bounds (mptsearch.enumerate.subtree): cut subtrees
+                t["cut"] = t.get("cut", 0) + s["cut"]
             t["exact"] = t["undecided"] == 0
             if s["max_den"]:
                 r = Fraction(s["max_num"], s["max_den"])

@@ -1,0 +1,165 @@
+"""Whole subtrees of the generation tree decided by one bound (issue 18, point 2).
+
+Lemma S (uniform classes, unit weights). Let P be a family of d distinct k-chunk requests and
+Q a family of q = d + e distinct k-chunk requests containing P (in particular every
+descendant of P in the orderly generation tree, :mod:`mptsearch.enumerate.generate`). Then
+
+    OPT_glob(Q) <= OPT_glob(P) + e k      and      OPT_free(Q) >= OPT_free(P) + e,
+
+so OPT_glob(Q) / OPT_free(Q) <= (OPT_glob(P) + e k) / (OPT_free(P) + e), and the same holds
+with any upper bound on OPT_glob(P) and any lower bound on OPT_free(P) in their places.
+
+Proof. Glob: take a global order optimal for P. Under the same order the trie of Q contains
+the trie of P, and each request of Q outside P adds at most its own k nodes, so Q has a
+global order of cost at most OPT_glob(P) + e k. Free: by induction on e it is enough to take
+e = 1, Q = P + R. In an optimal trie of Q the path of R ends at a node v at depth k. No other
+request ends at v (it would have the k chunks of R's path: R itself), and no other path goes
+through v (its request would have more than k chunks), so v is a leaf that only R uses.
+Deleting R's request and the node v leaves a trie in which every request of P still has its
+path: a free layout of P of cost OPT_free(Q) - 1. Hence OPT_free(P) <= OPT_free(Q) - 1.
+(It is the inherited bound of :mod:`mptsearch._kernels.inherited` with
+w(R) - max_i w(R ∩ R_i) >= 1, iterated.) Both steps are tight: the tests give instances
+where OPT_free rises by exactly one and OPT_glob by exactly k, so +2 or k + 1... would be
+unsound. With requests of mixed sizes a short request can end inside a longer path and the
+free step fails, so mixed classes never cut subtrees.
+
+Use. A node P at depth d is *cut* (its children are not generated) when for every member
+level q in (d, mhi] that its subtree could reach, a floor r_q (a ratio that a member of the
+class with q requests attains exactly: from an evaluated piece or a checked witness) is
+strictly above the bound: (G + (q - d) k) < r_q (V + q - d) with G = OPT_glob(P) and V a
+lower bound on OPT_free(P) (the exact value where the lower bound alone does not cut but the
+agglomerative upper bound leaves room). Every member in a cut subtree then has a ratio below
+r_q, so the maximum for each m, and the number of members attaining it, stay exact; the
+members in cut subtrees are never generated, so their number comes from the exact orbit
+count (:mod:`mptsearch.enumerate.orbit_count`) instead of the generator.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from .._kernels.inherited import inherited_lower_bounds
+from .evaluate import BatchResult, evaluate_batch
+from .generate import EnumClass, allowed_requests, children_of
+
+__all__ = ["applies", "cut_floors", "cut_mask", "evaluate_subtree"]
+
+_FIELDS = ("total", "glob", "lb", "ub", "aggsav", "free")
+
+
+def applies(cls: EnumClass, weights=None) -> bool:
+    """Whether Lemma S holds for the class: one request size, unit weights."""
+    return cls.klo == cls.khi and (weights is None or bool(np.all(np.asarray(weights) == 1)))
+
+
+def cut_mask(glob, low, d: int, k: int, mlo: int, mhi: int, floors: dict) -> np.ndarray:
+    """Which nodes at depth d (arrays: an upper bound ``glob`` on OPT_glob and a lower bound
+    ``low`` on OPT_free) have no descendant at any member level q in [max(d+1, mlo), mhi]
+    that reaches the floor r_q: exact integer tests b (G + e k) < a (V + e), r_q = a / b,
+    e = q - d. A level without a floor cuts nothing."""
+    glob = np.asarray(glob, dtype=np.int64)
+    low = np.asarray(low, dtype=np.int64)
+    cut = np.ones(len(glob), dtype=bool)
+    levels = range(max(d + 1, mlo), mhi + 1)
+    if not len(levels):
+        return np.zeros(len(glob), dtype=bool)
+    for q in levels:
+        r = floors.get(q)
+        if r is None:
+            return np.zeros(len(glob), dtype=bool)
+        r = Fraction(r)
+        e = q - d
+        cut &= r.denominator * (glob + e * k) < r.numerator * (low + e)
+    return cut
+
+
+def cut_floors(floors: dict, prop: str, threshold) -> dict:
+    """The floors a cut must stay below so that every hit is generated as well: the ratio
+    floors themselves for ``none``, min(floor, threshold) for ``ratio``; ``gap`` and
+    ``shortfall`` hits can have any ratio, so nothing may be cut for them."""
+    if prop == "none":
+        return dict(floors)
+    if prop == "ratio":
+        t = Fraction(threshold)
+        return {q: min(Fraction(r), t) for q, r in floors.items()}
+    raise ValueError(f"subtree bounds keep every hit only for the properties none and ratio, "
+                     f"not {prop}")
+
+
+def _concat(parts: list[BatchResult]) -> BatchResult:
+    return BatchResult(*[np.concatenate([getattr(p, f) for p in parts]) if parts
+                         else np.zeros(0, dtype=np.int64) for f in _FIELDS])
+
+
+def evaluate_subtree(cls: EnumClass, root, floors: dict, *, prop: str = "none",
+                     threshold: Fraction | float = 1, exact_limit: int | None = None,
+                     prefix_sets: bool = True):
+    """Generate and evaluate the subtree below the canonical family ``root`` (request
+    numbers, the root included), level by level, cutting the subtrees Lemma S decides.
+
+    Returns ``(masks, ms, result, cut)``: the members generated (``masks[i, :ms[i]]``
+    request bitmasks, width mhi) with their :class:`BatchResult`, and ``cut[q]`` for each
+    member level q: how many cut nodes above q had q in reach (their subtrees hold the
+    members at level q that were not generated). ``floors`` ({m: Fraction}) must be ratios
+    attained by members of the class (see the module docstring); members are evaluated as
+    :func:`~mptsearch.enumerate.evaluate.evaluate_batch` does, with these floors and the
+    bounds inherited from their parents.
+    """
+    if not applies(cls):
+        raise ValueError("subtree bounds need one request size (Lemma S)")
+    from .evaluate import EXACT_M_LIMIT
+
+    exact_limit = EXACT_M_LIMIT if exact_limit is None else exact_limit
+    cuts = cut_floors(floors, prop, threshold)
+    E = allowed_requests(cls)
+    k, n, mlo, mhi = cls.khi, cls.n, cls.mlo, cls.mhi
+    w = np.ones(max(n, 1), dtype=np.int64)
+    level = np.asarray(root, dtype=np.int64).reshape(1, -1)
+    d = level.shape[1]
+    parent_value = None  # exact OPT_free or a lower bound, per row of the previous level
+    parent = None
+    out_masks, out_ms, out_res = [], [], []
+    cut = {q: 0 for q in range(mlo, mhi + 1)}
+    # no member can score above k: a floor above it keeps the batch's max search off (ancestors)
+    no_dp = {m: Fraction(k + 1) for m in range(mhi + 1)}
+    while len(level) and d <= mhi:
+        masks = np.zeros((len(level), max(mhi, 1)), dtype=np.int64)
+        masks[:, :d] = E[level]
+        ms = np.full(len(level), d, dtype=np.int64)
+        inherited = np.zeros(len(level), dtype=np.int64)
+        if parent is not None:
+            inherited_lower_bounds(masks.view(np.uint64), ms, np.arange(len(level)), parent,
+                                   parent_value, w, inherited)
+        member = d >= mlo
+        r = evaluate_batch(masks, ms, n, prop=prop if member else "none", threshold=threshold,
+                           exact_limit=exact_limit, lower_bounds=inherited,
+                           ratio_floor=floors if member else no_dp, prefix_sets=prefix_sets)
+        if member:
+            out_masks.append(masks)
+            out_ms.append(ms)
+            out_res.append(r)
+        if d == mhi:
+            break
+        value = np.where(r.free >= 0, r.free, r.lb)
+        gone = cut_mask(r.glob, value, d, k, mlo, mhi, cuts)
+        # the exact value can cut only where the agglomerative upper bound leaves room
+        room = ~gone & cut_mask(r.glob, r.ub, d, k, mlo, mhi, cuts) & (r.free < 0)
+        if room.any():
+            rows = np.flatnonzero(room)
+            x = evaluate_batch(masks[rows], ms[rows], n, prop="ratio", threshold=0,
+                               exact_limit=exact_limit, prefix_sets=prefix_sets)
+            ok = x.free >= 0
+            value[rows[ok]] = x.free[ok]
+            gone[rows] = cut_mask(r.glob[rows], value[rows], d, k, mlo, mhi, cuts)
+        for q in range(max(d + 1, mlo), mhi + 1):
+            cut[q] += int(gone.sum())
+        keep = np.flatnonzero(~gone)
+        level, parent = children_of(cls, level[keep])
+        parent_value = value[keep]
+        d += 1
+    if out_masks:
+        return np.concatenate(out_masks), np.concatenate(out_ms), _concat(out_res), cut
+    return (np.zeros((0, max(mhi, 1)), dtype=np.int64), np.zeros(0, dtype=np.int64),
+            _concat([]), cut)
