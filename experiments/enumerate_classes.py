@@ -147,16 +147,21 @@ def _crosscheck_lines() -> list[str]:
         old = json.loads(ref.read_text())
         (m, a), = new["by_m"].items()
         b = old["by_m"][m]
-        keys = ("count", "max", "attain", "witness", "witness_free", "witness_glob", "undecided")
+        from mptsearch.enumerate.orbit_count import members_of_row
+
+        # members: the generated count, or the orbit count where --subtree-bounds cut subtrees
+        a, b = dict(a, members=members_of_row(new, int(m))), dict(b, members=members_of_row(old, int(m)))
+        keys = ("members", "max", "attain", "witness", "witness_free", "witness_glob", "undecided")
         same = all(a.get(k) == b.get(k) for k in keys)
         lines.append(f"- `{f.name}`: `{new['run']['command']}` (commit {new['run']['git_commit']}) against "
                      f"the committed run (commit {old['run']['git_commit']}): "
-                     + ("count, maximum, attained count and witness agree" if same else
+                     + ("members, maximum, attained count and witness agree" if same else
                         "DIFFERENT: " + ", ".join(f"{k} {b.get(k)} vs {a.get(k)}" for k in keys if a.get(k) != b.get(k)))
                      + f"; exact evaluations {b['evaluated']:,} then, {a['evaluated']:,} now.")
     return (["## Cross-checks of the current code against committed runs", "",
              "Whole classes rerun with the level bound and the prefix-set search "
-             "(`python experiments/enumerate_classes.py crosscheck STUDY --m M`):", ""] + lines + [""]) if lines else []
+             "(`python experiments/enumerate_classes.py crosscheck STUDY --m M`), and the Lemma S runs "
+             "(`--subtree-bounds`) rerun with every member generated:", ""] + lines + [""]) if lines else []
 
 
 def cmd_merge(a) -> None:
@@ -345,22 +350,38 @@ def _verify_cell(verify: dict, witness: str | None) -> str:
     return f"exit {v['exit_code']}: {v['verdict']} ({methods} independent method(s))"
 
 
+def _members(data, r) -> int:
+    """The row's members (with --subtree-bounds the exact orbit count, not the generated)."""
+    from mptsearch.enumerate.orbit_count import members_of_row
+
+    return members_of_row(data, r["m"])
+
+
+def _decided(data, r) -> float:
+    """Share of the row's members decided without an exact OPT_free (bounds, or a cut subtree)."""
+    members = _members(data, r)
+    return (members - r["evaluated"] - r["undecided"]) / members if members else 0.0
+
+
 def _per_m_table(files, verify, with_witness=True) -> list[str]:
     lines = ["| m | members | decided without an exact OPT_free | max OPT_glob/OPT_free | free vs glob | attained by | "
              "CPU s | wall s | command | verify |", "|---|---|---|---|---|---|---|---|---|---|"]
     for f, data in files:
         for r in _rows(data):
-            if r["count"] == 0:
+            if r["count"] == 0 and "cut" not in r:
                 continue
             exact = r.get("exact", True)
             mx = _fmt_ratio(r["max"]) + ("" if exact else " (lower bound: undecided members)")
             fv = f"{r['witness_free']} vs {r['witness_glob']}" if r.get("witness_free") else ""
-            frac = (r["pruned"] / r["count"]) if r["count"] else 0
+            frac = _decided(data, r)
+            members = f"{_members(data, r):,}" + (
+                f" ({r['count']:,} generated, the rest in {r['cut']:,} subtrees cut by Lemma S)"
+                if "cut" in r else "")
             single = len(data["by_m"]) == 1
             wall = f"{data['run']['wall_seconds']:.1f}" if single else ""
             cpu = f"{data['run']['cpu_seconds']:.1f}" if single else ""
             cmd = f"`{data['run']['command']}`" if single else ""
-            lines.append(f"| {r['m']} | {r['count']:,} | {frac:.1%} | {mx} | {fv} | {r['attain']} | {cpu} | "
+            lines.append(f"| {r['m']} | {members} | {frac:.1%} | {mx} | {fv} | {r['attain']} | {cpu} | "
                          f"{wall} | {cmd} | {_verify_cell(verify, r.get('witness')) if r['m'] >= 2 else ''} |")
         if len(data["by_m"]) > 1:
             lines.append(f"| all | | | | | | {data['run']['cpu_seconds']:.1f} | {data['run']['wall_seconds']:.1f} "
@@ -449,7 +470,7 @@ def _universe_answer(study: str, files, verify: dict) -> list[str]:
                and _verify_exit(verify, r.get("witness")) is None]
     cpu = sum(d["run"]["cpu_seconds"] for _, d in files)
     commits = sorted({d["run"]["git_commit"] for _, d in files})
-    high = [(m, r["pruned"] / r["count"]) for m, (r, _) in sorted(rows.items()) if m >= 19 and r["count"]]
+    high = [(m, _decided(d, r)) for m, (r, d) in sorted(rows.items()) if m >= 19 and r["count"]]
     sym = [(m, rows[m][0]["count"], rows[N - m][0]["count"]) for m in range(N + 1)
            if m in rows and N - m in rows and m < N - m]
     lines = [f"**Is {record} the maximum over all {k}-uniform families on {n} chunks?** "]
@@ -503,6 +524,51 @@ def _universe_answer(study: str, files, verify: dict) -> list[str]:
     return lines
 
 
+def _d5_answer(files, verify: dict) -> list[str]:
+    """The answer, from the JSON files, to "is D_5 (32/18) the maximum over 5-uniform families
+    on 9 chunks with m <= 10?"."""
+    from mptsearch.canonical import canonical_key
+    from mptsearch.families import two_sunflowers
+    from mptsearch.instance import from_compact
+
+    rows = {r["m"]: (r, d) for _, d in files for r in _rows(d)}
+    d5 = two_sunflowers(5)
+    d5_ratio = Fraction(32, 18)
+    need = list(range(2, 11))
+    missing = [m for m in need if m not in rows]
+    undecided = [m for m in need if m in rows and (not rows[m][0].get("exact", True) or rows[m][0]["undecided"])]
+    head = "**Is D_5 (OPT_free 18, OPT_glob 32) the maximum over 5-uniform families on 9 chunks for m <= 10?** "
+    if missing or undecided:
+        return [head + f"Not settled: m = {', '.join(map(str, missing + undecided))} missing or undecided.", ""]
+    ratios = {m: Fraction(rows[m][0]["max"]) for m in need if rows[m][0].get("max")}
+    best = max(ratios.values())
+    at = [m for m in need if ratios.get(m) == best]
+    w = rows[10][0].get("witness")
+    iso = w is not None and canonical_key(from_compact(w)) == canonical_key(d5)
+    proved = [m for m in need if _verify_exit(verify, rows[m][0].get("witness")) == 0]
+    cut_rows = [m for m in need if "cut" in rows[m][0]]
+    cpu = sum(rows[m][1]["run"]["cpu_seconds"] for m in cut_rows)
+    verdict = ("yes" if best == d5_ratio and at == [10] and iso else
+               "no: a family above it exists" if best > d5_ratio else "see the table")
+    lines = [head + f"**{verdict}.** Every m = 2..10 is complete (no undecided member): the exact maximum "
+             f"over m <= 10 is {best} = {float(best):.4f} at m = {', '.join(map(str, at))}, attained by "
+             f"{rows[10][0]['attain']} member(s) at m = 10" + (", and that member is D_5 up to relabelling "
+             "(canonical forms equal)" if iso else "") + "; m = 9 has "
+             f"{ratios[9]} = {float(ratios[9]):.4f} ({rows[9][0]['attain']} members). "
+             "A computation, not a proof, with each maximum's witness proved by two independent methods "
+             f"(`verify` exit 0 for m = {', '.join(map(str, proved)) or '-'}).", "",
+             f"- m = {', '.join(map(str, cut_rows))} ran with `--subtree-bounds` (Lemma S, "
+             "`mptsearch/enumerate/subtree.py`): a node P of the generation tree with d requests is not "
+             "expanded when (OPT_glob(P) + (q - d) 5) / (OPT_free(P) + q - d) is strictly below a ratio "
+             "attained at q (the --witness members, evaluated exactly). "
+             + "; ".join(f"m = {m}: {_members(rows[m][1], rows[m][0]):,} members, {rows[m][0]['count']:,} "
+                         f"generated, {rows[m][0]['evaluated']:,} needed an exact OPT_free, all the others were decided "
+                         "without one" for m in cut_rows)
+             + f"; {cpu / 3600:.4f} core-hours for both (members counted by Burnside's lemma, "
+             "`mptsearch/enumerate/orbit_count.py`).", ""]
+    return lines
+
+
 def cmd_readme(a) -> None:
     verify = json.loads((HERE / "verify.json").read_text()) if (HERE / "verify.json").exists() else {}
     out = ["# results/enumerate: exhaustive isomorph-free enumeration",
@@ -524,10 +590,12 @@ def cmd_readme(a) -> None:
            "computed by fewer than two methods, or by none: no method of verify reaches that m), not",
            "a sign that the value is wrong; exit 1 would mean a value was refuted.", ""]
     series = {}
+    shown = set()
     for study, (title, _) in STUDIES.items():
         files = _study_files(study)
-        if not files:
-            continue
+        if not files or {f.name for f, _ in files} <= shown:
+            continue  # k5n9cut: the same files as k5n9
+        shown |= {f.name for f, _ in files}
         out += [f"## {title}", ""]
         if study in ("c1", "c2"):
             for f, data in files:
@@ -548,6 +616,8 @@ def cmd_readme(a) -> None:
             continue
         if study in ("k4n7", "k3n7"):
             out += _universe_answer(study, files, verify)
+        if study == "k5n9":
+            out += _d5_answer(files, verify)
         out += _per_m_table(files, verify) + [""]
         pts = []
         for f, data in files:

@@ -22,6 +22,7 @@ from fractions import Fraction
 from experiments._common import ROOT, Run, parser
 from mptsearch.enumerate.estimate import estimate_class
 from mptsearch.enumerate.generate import EnumClass
+from mptsearch.enumerate.orbit_count import members_of_row
 
 SOURCE = ROOT / "results" / "enumerate"
 DOC = ROOT / "docs" / "enumerate.md"
@@ -32,7 +33,7 @@ def committed_runs() -> list[tuple[str, dict]]:
     out = []
     for f in sorted(SOURCE.glob("*.json")):
         data = json.loads(f.read_text())
-        if "by_m" in data and "run" in data and data.get("complete"):
+        if "by_m" in data and "run" in data and data.get("complete") and not f.name.count(".shard"):
             out.append((f.name, data))
     return out
 
@@ -46,7 +47,7 @@ def row(name: str, data: dict, seed: int) -> dict:
     cls = _class_of(data)
     t = time.perf_counter()
     e = estimate_class(cls, seed=seed, prop=data["property"], threshold=Fraction(data["threshold"]))
-    members = sum(v["count"] for v in data["by_m"].values())
+    members = sum(members_of_row(data, int(m)) or 0 for m in data["by_m"])
     return {"file": name, "class": cls.describe(), "property": data["property"],
             "members": members, "estimate": e.members, "low": e.members_low,
             "high": e.members_high, "exact": e.exact,

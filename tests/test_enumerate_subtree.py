@@ -52,8 +52,13 @@ def test_orbit_count_equals_burnside_over_all_relabellings(n, klo, khi):
 def test_orbit_count_published_totals():
     # OEIS A000665 (3-uniform hypergraphs): 34, 2136, 7013320 on 5, 6, 7 vertices
     assert [sum(count_class_members(n, 3, 3)) for n in (5, 6, 7)] == [34, 2136, 7013320]
-    # the committed 5-uniform run on 9 chunks with 8 requests generated 3,791,710 members
-    assert count_class_members(9, 5, 5, 8)[8] == 3791710
+    # OEIS A051240(9), 4-uniform hypergraphs on 9 unlabelled nodes; complementing each
+    # request maps them onto the 5-uniform ones, so both rows sum to it
+    a051240_9 = 234431745534048922731115555415680
+    assert sum(count_class_members(9, 4, 4)) == sum(count_class_members(9, 5, 5)) == a051240_9
+    # the committed 5-uniform run on 9 chunks with 8 requests generated 3,791,710 members;
+    # the referee's Burnside sum over all 9! permutations gives the same for m = 8..10
+    assert count_class_members(9, 5, 5, 10)[8:] == [3791710, 47414089, 542507784]
 
 
 def test_children_of_level_by_level_is_the_whole_tree():

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from math import factorial
 
-__all__ = ["count_class_members"]
+__all__ = ["count_class_members", "members_of_row"]
 
 
 def _partitions(n: int, most: int | None = None):
@@ -81,3 +81,18 @@ def count_class_members(n: int, klo: int, khi: int, mhi: int | None = None) -> l
     if any(t % nf for t in total):  # Burnside's sum is always a multiple of n!
         raise ArithmeticError("Burnside sum not divisible by n!: a bug in the cycle types")
     return [t // nf for t in total]
+
+
+def members_of_row(data: dict, m: int) -> int | None:
+    """The number of members with m requests that an ``enumerate --json`` result (or a merge
+    of all its shards) covers: its ``count`` when every member was generated, the exact orbit
+    count of the class when ``--subtree-bounds`` left some in cut subtrees (row key ``cut``),
+    and None for one shard of such a run (its share of the class is not known)."""
+    row = data["by_m"][str(m)]
+    if "cut" not in row:
+        return row["count"]
+    shard = data.get("shard")
+    if shard and shard[1] > 1:
+        return None
+    c = data["class"]
+    return count_class_members(c["n"], c["k"][0], c["k"][1], m)[m]

@@ -15,20 +15,24 @@ global order of cost at most OPT_glob(P) + e k. Free: by induction on e it is en
 e = 1, Q = P + R. In an optimal trie of Q the path of R ends at a node v at depth k. No other
 request ends at v (it would have the k chunks of R's path: R itself), and no other path goes
 through v (its request would have more than k chunks), so v is a leaf that only R uses.
-Deleting R's request and the node v leaves a trie in which every request of P still has its
-path: a free layout of P of cost OPT_free(Q) - 1. Hence OPT_free(P) <= OPT_free(Q) - 1.
+Deleting R's request and the node v (and any other node of R's path no other request uses)
+leaves a trie in which every request of P still has its path: a free layout of P of cost at
+most OPT_free(Q) - 1. Hence OPT_free(P) <= OPT_free(Q) - 1.
 (It is the inherited bound of :mod:`mptsearch._kernels.inherited` with
 w(R) - max_i w(R ∩ R_i) >= 1, iterated.) Both steps are tight: the tests give instances
-where OPT_free rises by exactly one and OPT_glob by exactly k, so +2 or k + 1... would be
-unsound. With requests of mixed sizes a short request can end inside a longer path and the
-free step fails, so mixed classes never cut subtrees.
+where OPT_free rises by exactly one and OPT_glob by exactly k, so a free step of +2 or a
+glob step of k - 1 would be unsound; the independent referee found the combined bound met
+with equality by ancestors of the m = 9 witness on 9 chunks, so the cut must be strict.
+With requests of mixed sizes a short request can end inside a longer path and the free step
+fails ({012} + 01 keeps OPT_free at 3), so mixed classes never cut subtrees.
 
 Use. A node P at depth d is *cut* (its children are not generated) when for every member
-level q in (d, mhi] that its subtree could reach, a floor r_q (a ratio that a member of the
-class with q requests attains exactly: from an evaluated piece or a checked witness) is
-strictly above the bound: (G + (q - d) k) < r_q (V + q - d) with G = OPT_glob(P) and V a
-lower bound on OPT_free(P) (the exact value where the lower bound alone does not cut but the
-agglomerative upper bound leaves room). Every member in a cut subtree then has a ratio below
+level q in (d, mhi] that its subtree could reach, a floor r_q is strictly above the bound
+(soundness needs only r_q <= the class's maximum at q; here r_q is always a ratio that a
+member with q requests attains exactly, from an evaluated piece or a checked witness, and a
+member attaining r_q is never cut): G + (q - d) k < r_q (V + q - d), with G = OPT_glob(P)
+and V a lower bound on OPT_free(P) (the exact value where the lower bound alone does not cut
+but the agglomerative upper bound leaves room). Every member in a cut subtree then has a ratio below
 r_q, so the maximum for each m, and the number of members attaining it, stay exact; the
 members in cut subtrees are never generated, so their number comes from the exact orbit
 count (:mod:`mptsearch.enumerate.orbit_count`) instead of the generator.
@@ -93,11 +97,20 @@ def _concat(parts: list[BatchResult]) -> BatchResult:
                          else np.zeros(0, dtype=np.int64) for f in _FIELDS])
 
 
+CUT_LEVELS = 3  #: levels above the least member level where nodes are evaluated and cut
+
+
 def evaluate_subtree(cls: EnumClass, root, floors: dict, *, prop: str = "none",
                      threshold: Fraction | float = 1, exact_limit: int | None = None,
-                     prefix_sets: bool = True):
+                     prefix_sets: bool = True, levels: int = CUT_LEVELS):
     """Generate and evaluate the subtree below the canonical family ``root`` (request
     numbers, the root included), level by level, cutting the subtrees Lemma S decides.
+
+    Nodes with fewer than mlo - ``levels`` requests are generated and not evaluated (far
+    from the members the bound (G + e k)/(V + e) tends to k and cuts little, while every
+    evaluation costs an OPT_glob): on 5-uniform families on 9 chunks with 10 requests the
+    cuts fall at 7 and 8 requests. Past the middle of a universe (4-uniform on 7 chunks with
+    21 requests) the levels above the members outnumber them and an uncut run is faster.
 
     Returns ``(masks, ms, result, cut)``: the members generated (``masks[i, :ms[i]]``
     request bitmasks, width mhi) with their :class:`BatchResult`, and ``cut[q]`` for each
@@ -124,6 +137,9 @@ def evaluate_subtree(cls: EnumClass, root, floors: dict, *, prop: str = "none",
     cut = {q: 0 for q in range(mlo, mhi + 1)}
     # no member can score above k: a floor above it keeps the batch's max search off (ancestors)
     no_dp = {m: Fraction(k + 1) for m in range(mhi + 1)}
+    while len(level) and d < mlo - levels:
+        level, _ = children_of(cls, level)
+        d += 1
     while len(level) and d <= mhi:
         masks = np.zeros((len(level), max(mhi, 1)), dtype=np.int64)
         masks[:, :d] = E[level]
