@@ -200,6 +200,10 @@ def cmd_merge(a) -> None:
                      **{key: first.get(key) for key in ("witness", "witness_free", "witness_glob")})
             runs = [got[i]["run"] for i in range(N)]
             data = {key: v for key, v in got[0].items() if key not in ("by_m", "run", "shard")}
+            for key in ("worker_seconds", "wall_seconds", "pieces_done", "pieces_total", "pieces_run",
+                        "resumed_pieces", "undecided", "hits_total", "hits_stored"):
+                if all(key in got[i] for i in range(N)):  # per shard: the merge adds them up
+                    data[key] = sum(got[i][key] for i in range(N))
             data.update(by_m={str(m): t}, complete=True, merged_from=[f.name for f in parts],
                         run={"command": runs[0]["command"].replace(f"--shard 0/{N}", f"--shard $i/{N}")
                              .replace(f".shard0of{N}.", f".shard${{i}}of{N}."),
@@ -566,6 +570,19 @@ def _d5_answer(files, verify: dict) -> list[str]:
                          "without one" for m in cut_rows)
              + f"; {cpu / 3600:.4f} core-hours for both (members counted by Burnside's lemma, "
              "`mptsearch/enumerate/orbit_count.py`).", ""]
+    from mptsearch.enumerate.orbit_count import members_of_row
+
+    for m in cut_rows:
+        cc = HERE / "crosscheck" / f"k5_n9_m{m}.json"
+        if not cc.exists():
+            lines += [f"- m = {m}: no uncut run to compare with.", ""]
+            continue
+        other = json.loads(cc.read_text())
+        o, r = other["by_m"][str(m)], rows[m][0]
+        same = (members_of_row(other, m), o["max"], o["attain"]) == (_members(rows[m][1], r), r["max"], r["attain"])
+        lines += [f"- m = {m}, second method: the uncut run (`crosscheck/{cc.name}`, every member generated, "
+                  f"{other['run']['cpu_seconds'] / 3600:.2f} core-hours) has {o['count']:,} members, maximum "
+                  f"{o['max']} attained by {o['attain']}: " + ("the same." if same else "DIFFERENT."), ""]
     return lines
 
 
