@@ -176,3 +176,20 @@ def test_cli_refusals_are_one_line(tmp_path, capsys, argv, needle):
     code = main(["enumerate", "-n", "7", "-m", "9", "-q", "--store", str(tmp_path / "s.sqlite"), *argv])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and needle in err[0]
+
+
+def test_cut_estimate_prices_what_the_cut_run_generates(tmp_path):
+    from mptsearch.enumerate.estimate import estimate_class
+
+    cls = EnumClass(7, 4, 4, 10, 10)
+    plain = run_enumeration(cls, tmp_path / "plain.sqlite")
+    wit = [plain.by_m[10]["witness"]]
+    cut = run_enumeration(cls, tmp_path / "cut.sqlite", subtree=True, witnesses=wit)
+    est = estimate_class(cls, subtree=True, witnesses=wit, seed=0)
+    row = est.by_m[10]
+    assert row["low"] <= count_class_members(7, 4, 4, 10)[10] <= row["high"]
+    generated = cut.by_m[10]["count"]
+    assert 0 < generated < plain.by_m[10]["count"]
+    assert generated / 3 <= row["generated"] <= 3 * generated
+    with pytest.raises(ValueError):  # the estimate refuses what the run refuses
+        estimate_class(cls, subtree=True, prop="gap")

@@ -249,7 +249,8 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
     if estimate:
         from ..enumerate.estimate import estimate_class, format_estimate
         try:
-            est = estimate_class(cls, seed=seed, prop=prop, threshold=thr,
+            est = estimate_class(cls, seed=seed, prop=prop, threshold=thr, subtree=subtree,
+                                 witnesses=witness_masks,
                                  exact_limit=exact_limit or EXACT_M_LIMIT,
                                  ancestors=DEFAULT_ANCESTORS if ancestors is None else ancestors)
         except InstanceError as exc:

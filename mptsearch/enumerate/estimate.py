@@ -356,7 +356,8 @@ def estimate_counts(cls: EnumClass, samples: int, rng, full_from: int = 0, depth
 def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
                    price: int = PRICE_SAMPLES, exact_nodes: int = 100_000, prop: str = "none",
                    threshold=1, exact_limit: int = EXACT_M_LIMIT,
-                   ancestors: int = DEFAULT_ANCESTORS) -> Estimate:
+                   ancestors: int = DEFAULT_ANCESTORS, subtree: bool = False,
+                   witnesses=None) -> Estimate:
     """Estimate the members per m and the core-hours of enumerating ``cls`` (module doc).
 
     Parameters
@@ -368,6 +369,9 @@ def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
     price : how many distinct sampled members per m are evaluated to price them
     exact_nodes : walk the class instead when its tree is estimated at most this large
     prop, threshold, exact_limit, ancestors : as for the run being priced
+    subtree, witnesses : price a ``--subtree-bounds`` run with these floors instead
+        (:func:`_price_cut`): the members stay the class's, and each m also gets
+        ``generated``, the members the cut run is expected to generate
 
     Returns
     -------
@@ -391,8 +395,16 @@ def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
     E, _, _, _ = _tables(cls)
     N = len(E)
     width = max(top, 1)
-    elo = max(mlo - ancestors, 0)
+    if subtree:
+        from .subtree import CUT_LEVELS
+
+        elo = max(mlo - CUT_LEVELS, 0)
+    else:
+        elo = max(mlo - ancestors, 0)
     est, sd, drawn = estimate_counts(cls, samples, rng, elo)
+    if subtree:
+        return _price_cut(cls, est, sd, drawn, samples, seed, t_start, rng, witnesses or [], prop,
+                          threshold, exact_limit)
     exact = float(est.sum() + _Z95 * sd.sum()) <= exact_nodes
     if exact:
         est = count_class(EnumClass(cls.n, cls.klo, cls.khi, 0, top)).astype(float)[:top + 1]
@@ -439,6 +451,93 @@ def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
                     seed, time.perf_counter() - t_start, {k: float(v) for k, v in parts.items()})
 
 
+def _price_cut(cls, est, sd, drawn, samples, seed, t_start, rng, witnesses, prop, threshold,
+               exact_limit) -> Estimate:
+    """Price a ``--subtree-bounds`` run: a sampled canonical family at depth d >= mlo - L
+    (L = CUT_LEVELS) is generated and evaluated exactly when none of its prefixes at depths
+    mlo - L .. d - 1 (its generation-tree ancestors) is cut by Lemma S against the floors of
+    ``witnesses``; the |Aut|-weighted share of such families times N_d estimates how many
+    the run evaluates at depth d, and the share of those not cut themselves how many it
+    expands. Core-seconds = sum_d (evaluated_d t_eval(d) + expanded_d tries_d t_test), with
+    every depth above mlo - L expanded in full, t_eval timed on the sampled families (the
+    exact OPT_free of a reached member counted in full) and t_test one canonicity test.
+    Floors found by the run itself (committed pieces) can only cut more: the estimate is
+    for the witnesses' floors alone. Planning the pieces is not priced (about 15 s per
+    shard on 5-uniform families on 9 chunks)."""
+    from .run import witness_floors
+    from .subtree import CUT_LEVELS, cut_floors, cut_mask
+
+    floors = cut_floors(witness_floors(cls, witnesses), prop, threshold)
+    top, mlo, k = cls.m_top, cls.mlo, cls.khi
+    E, _, _, _ = _tables(cls)
+    N = len(E)
+    width = max(top, 1)
+    elo = max(mlo - CUT_LEVELS, 0)
+    no_dp = {m: k + 1 for m in range(top + 1)}
+    t_test = _test_seconds(cls, rng)
+    parts = {"generation": 0.0, "bounds": 0.0, "dp": 0.0, "ancestors": 0.0}
+    by_m = {}
+    priced = 0
+    for d in range(top + 1):
+        fams, aut = drawn[d]
+        w = aut.astype(float)
+        last = fams[:, -1] if d else np.full(len(aut), -1)
+        tries = float((w * (N - 1 - last)).sum() / w.sum()) if d < top else 0.0
+        if d < elo:
+            parts["generation"] += est[d] * tries * t_test
+            continue
+        # each sample with its prefixes at depths elo..d: evaluate them, cut as the run does
+        rows = [f[:j] for f in fams for j in range(elo, d + 1)]
+        ms = np.array([len(r) for r in rows], dtype=np.int64)
+        masks = np.zeros((len(rows), width), dtype=np.int64)
+        for i, r in enumerate(rows):
+            masks[i, :len(r)] = E[r]
+        res = evaluate_batch(masks, ms, cls.n, prop="none", ratio_floor=no_dp, exact_limit=exact_limit)
+        value = np.where(res.free >= 0, res.free, res.lb)
+        room = np.flatnonzero(res.ub > res.lb)
+        if len(room):
+            x = evaluate_batch(masks[room], ms[room], cls.n, prop="ratio", threshold=0,
+                               exact_limit=exact_limit)
+            ok = x.free >= 0
+            value[room[ok]] = x.free[ok]
+        cut = np.zeros(len(rows), dtype=bool)
+        for j in range(elo, min(d + 1, top)):
+            at = ms == j
+            cut[at] = cut_mask(res.glob[at], value[at], j, k, mlo, top, floors)
+        span = d - elo + 1
+        cut = cut.reshape(len(fams), span)
+        reached = ~cut[:, :-1].any(axis=1) if span > 1 else np.ones(len(fams), dtype=bool)
+        expanded = reached & ~cut[:, -1]
+        share_r = float((w * reached).sum() / w.sum())
+        share_x = float((w * expanded).sum() / w.sum()) if d < top else 0.0
+        own = np.flatnonzero(ms == d)[:64]
+        t_eval = _cpu(lambda: evaluate_batch(masks[own], ms[own], cls.n, prop="none",
+                                             ratio_floor=no_dp)) / max(len(own), 1)
+        t_dp = 0.0
+        if d >= mlo and d >= 2:
+            few = own[:8]
+            t_dp = max(_cpu(lambda: evaluate_batch(masks[few], ms[few], cls.n, prop="ratio",
+                                                   threshold=0, exact_limit=exact_limit))
+                       / max(len(few), 1) - t_eval, 0.0)
+        priced += len(fams)
+        evaluated = est[d] * share_r
+        parts["generation"] += est[d] * share_x * tries * t_test
+        parts["bounds" if d >= mlo else "ancestors"] += evaluated * t_eval
+        if d >= mlo:
+            parts["dp"] += evaluated * t_dp
+            by_m[d] = {"members": float(est[d]), "low": float(max(est[d] - _Z95 * sd[d], 0.0)),
+                       "high": float(est[d] + _Z95 * sd[d]), "exact": False,
+                       "dp_fraction": share_r, "undecided": 0.0,
+                       "seconds_per_member": share_r * (t_eval + t_dp), "priced": int(len(fams)),
+                       "generated": float(evaluated)}
+    members = float(est[mlo:].sum())
+    half = _Z95 * math.sqrt(float((sd[mlo:] ** 2).sum()))
+    low, high = max(members - half, 0.0), members + half
+    core = sum(parts.values()) / 3600.0
+    return Estimate(cls, by_m, members, low, high, core, core, core, False, samples, priced,
+                    seed, time.perf_counter() - t_start, {k_: float(v) for k_, v in parts.items()})
+
+
 def format_estimate(e: Estimate) -> str:
     """The estimate as the lines ``enumerate --estimate`` prints."""
     def num(x):
@@ -452,7 +551,8 @@ def format_estimate(e: Estimate) -> str:
     for m, v in e.by_m.items():
         iv = "exact" if v["exact"] else f"{num(v['low'])}-{num(v['high'])}"
         lines.append(f"  {m:>3} {num(v['members']):>14} {iv:>25} {v['dp_fraction']:>9.4f} "
-                     f"{v['seconds_per_member']:>10.2e}")
+                     f"{v['seconds_per_member']:>10.2e}"
+                     + (f"  (--subtree-bounds: ~{num(v['generated'])} generated)" if "generated" in v else ""))
     iv = "exact" if e.exact else f"{num(e.members_low)}-{num(e.members_high)}"
     lines.append(f"  all {num(e.members):>14} {iv:>25}")
     parts = ", ".join(f"{k} {v / 3600:.3g}" for k, v in e.parts.items())
