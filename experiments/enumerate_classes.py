@@ -161,7 +161,7 @@ def _crosscheck_lines() -> list[str]:
     return (["## Cross-checks of the current code against committed runs", "",
              "Whole classes rerun with the level bound and the prefix-set search "
              "(`python experiments/enumerate_classes.py crosscheck STUDY --m M`), and the Lemma S runs "
-             "(`--subtree-bounds`) rerun with every member generated:", ""] + lines + [""]) if lines else []
+             "(`--subtree-bounds`) rerun a second way (each line's command says how):", ""] + lines + [""]) if lines else []
 
 
 def cmd_merge(a) -> None:
@@ -580,9 +580,10 @@ def _d5_answer(files, verify: dict) -> list[str]:
         other = json.loads(cc.read_text())
         o, r = other["by_m"][str(m)], rows[m][0]
         same = (members_of_row(other, m), o["max"], o["attain"]) == (_members(rows[m][1], r), r["max"], r["attain"])
-        lines += [f"- m = {m}, second method: the uncut run (`crosscheck/{cc.name}`, every member generated, "
-                  f"{other['run']['cpu_seconds'] / 3600:.2f} core-hours) has {o['count']:,} members, maximum "
-                  f"{o['max']} attained by {o['attain']}: " + ("the same." if same else "DIFFERENT."), ""]
+        lines += [f"- m = {m}, second run (`crosscheck/{cc.name}`, {other['run']['purpose']}): "
+                  f"{members_of_row(other, m):,} members, {o['count']:,} generated, maximum {o['max']} "
+                  f"attained by {o['attain']}, {other['run']['cpu_seconds'] / 3600:.2f} core-hours: "
+                  + ("the same." if same else "DIFFERENT."), ""]
     return lines
 
 
