@@ -465,7 +465,7 @@ def _price_cut(cls, est, sd, drawn, samples, seed, t_start, rng, witnesses, prop
     for the witnesses' floors alone. Planning the pieces is not priced (about 15 s per
     shard on 5-uniform families on 9 chunks)."""
     from .run import witness_floors
-    from .subtree import CUT_LEVELS, cut_floors, cut_mask
+    from .subtree import CUT_LEVELS, cut_floors, decide_cuts
 
     floors = cut_floors(witness_floors(cls, witnesses), prop, threshold)
     top, mlo, k = cls.m_top, cls.mlo, cls.khi
@@ -493,17 +493,7 @@ def _price_cut(cls, est, sd, drawn, samples, seed, t_start, rng, witnesses, prop
         for i, r in enumerate(rows):
             masks[i, :len(r)] = E[r]
         res = evaluate_batch(masks, ms, cls.n, prop="none", ratio_floor=no_dp, exact_limit=exact_limit)
-        value = np.where(res.free >= 0, res.free, res.lb)
-        room = np.flatnonzero(res.ub > res.lb)
-        if len(room):
-            x = evaluate_batch(masks[room], ms[room], cls.n, prop="ratio", threshold=0,
-                               exact_limit=exact_limit)
-            ok = x.free >= 0
-            value[room[ok]] = x.free[ok]
-        cut = np.zeros(len(rows), dtype=bool)
-        for j in range(elo, min(d + 1, top)):
-            at = ms == j
-            cut[at] = cut_mask(res.glob[at], value[at], j, k, mlo, top, floors)
+        _, cut = decide_cuts(masks, ms, cls.n, res, k, mlo, top, floors, exact_limit=exact_limit)
         span = d - elo + 1
         cut = cut.reshape(len(fams), span)
         reached = ~cut[:, :-1].any(axis=1) if span > 1 else np.ones(len(fams), dtype=bool)

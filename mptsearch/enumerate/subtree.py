@@ -48,7 +48,7 @@ from .._kernels.inherited import inherited_lower_bounds
 from .evaluate import BatchResult, evaluate_batch
 from .generate import EnumClass, allowed_requests, children_of
 
-__all__ = ["applies", "cut_floors", "cut_mask", "evaluate_subtree"]
+__all__ = ["applies", "cut_floors", "cut_mask", "decide_cuts", "evaluate_subtree"]
 
 _FIELDS = ("total", "glob", "lb", "ub", "aggsav", "free")
 
@@ -90,6 +90,32 @@ def cut_floors(floors: dict, prop: str, threshold) -> dict:
         return {q: min(Fraction(r), t) for q, r in floors.items()}
     raise ValueError(f"subtree bounds keep every hit only for the properties none and ratio, "
                      f"not {prop}")
+
+
+def decide_cuts(masks, ms, n: int, r: BatchResult, k: int, mlo: int, mhi: int, cuts: dict, *,
+                exact_limit: int, prefix_sets: bool = True):
+    """``(value, gone)`` for evaluated nodes (``r`` from :func:`evaluate_batch` on
+    ``masks``/``ms``, any depths): ``value`` a lower bound on each node's OPT_free (exact where
+    known) and ``gone`` which nodes Lemma S cuts against ``cuts``. Where the lower bound does
+    not cut but the agglomerative upper bound would, the exact OPT_free is computed first
+    (it lies between them, so only there can it change the decision)."""
+    value = np.where(r.free >= 0, r.free, r.lb)
+    gone = np.zeros(len(ms), dtype=bool)
+    room = np.zeros(len(ms), dtype=bool)
+    for d in np.unique(ms):
+        at = ms == d
+        gone[at] = cut_mask(r.glob[at], value[at], int(d), k, mlo, mhi, cuts)
+        room[at] = ~gone[at] & cut_mask(r.glob[at], r.ub[at], int(d), k, mlo, mhi, cuts) & (r.free[at] < 0)
+    if room.any():
+        rows = np.flatnonzero(room)
+        x = evaluate_batch(masks[rows], ms[rows], n, prop="ratio", threshold=0,
+                           exact_limit=exact_limit, prefix_sets=prefix_sets)
+        ok = x.free >= 0
+        value[rows[ok]] = x.free[ok]
+        for d in np.unique(ms[rows]):
+            at = rows[ms[rows] == d]
+            gone[at] = cut_mask(r.glob[at], value[at], int(d), k, mlo, mhi, cuts)
+    return value, gone
 
 
 def _concat(parts: list[BatchResult]) -> BatchResult:
@@ -158,17 +184,8 @@ def evaluate_subtree(cls: EnumClass, root, floors: dict, *, prop: str = "none",
             out_res.append(r)
         if d == mhi:
             break
-        value = np.where(r.free >= 0, r.free, r.lb)
-        gone = cut_mask(r.glob, value, d, k, mlo, mhi, cuts)
-        # the exact value can cut only where the agglomerative upper bound leaves room
-        room = ~gone & cut_mask(r.glob, r.ub, d, k, mlo, mhi, cuts) & (r.free < 0)
-        if room.any():
-            rows = np.flatnonzero(room)
-            x = evaluate_batch(masks[rows], ms[rows], n, prop="ratio", threshold=0,
-                               exact_limit=exact_limit, prefix_sets=prefix_sets)
-            ok = x.free >= 0
-            value[rows[ok]] = x.free[ok]
-            gone[rows] = cut_mask(r.glob[rows], value[rows], d, k, mlo, mhi, cuts)
+        value, gone = decide_cuts(masks, ms, n, r, k, mlo, mhi, cuts, exact_limit=exact_limit,
+                                  prefix_sets=prefix_sets)
         for q in range(max(d + 1, mlo), mhi + 1):
             cut[q] += int(gone.sum())
         keep = np.flatnonzero(~gone)
