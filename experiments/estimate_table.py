@@ -23,6 +23,7 @@ from experiments._common import ROOT, Run, parser
 from mptsearch.enumerate.estimate import estimate_class
 from mptsearch.enumerate.generate import EnumClass
 from mptsearch.enumerate.orbit_count import members_of_row
+from mptsearch.instance import from_compact
 
 SOURCE = ROOT / "results" / "enumerate"
 DOC = ROOT / "docs" / "enumerate.md"
@@ -46,9 +47,15 @@ def _class_of(data: dict) -> EnumClass:
 def row(name: str, data: dict, seed: int) -> dict:
     cls = _class_of(data)
     t = time.perf_counter()
-    e = estimate_class(cls, seed=seed, prop=data["property"], threshold=Fraction(data["threshold"]))
+    # a --subtree-bounds run is priced as one, with the witnesses its command names
+    cut = any("cut" in v for v in data["by_m"].values())
+    witnesses = [[sum(1 << x for x in o) for o in from_compact(w).orders]
+                 for w in re.findall(r'--witness "([^"]+)"', data["run"]["command"])] if cut else None
+    e = estimate_class(cls, seed=seed, prop=data["property"], threshold=Fraction(data["threshold"]),
+                       subtree=cut, witnesses=witnesses)
     members = sum(members_of_row(data, int(m)) or 0 for m in data["by_m"])
-    return {"file": name, "class": cls.describe(), "property": data["property"],
+    return {"file": name, "class": cls.describe() + (" (--subtree-bounds)" if cut else ""),
+            "property": data["property"],
             "members": members, "estimate": e.members, "low": e.members_low,
             "high": e.members_high, "exact": e.exact,
             "inside": e.members_low <= members <= e.members_high,
