@@ -51,8 +51,10 @@ def row(name: str, data: dict, seed: int) -> dict:
     cut = any("cut" in v for v in data["by_m"].values())
     witnesses = [[sum(1 << x for x in o) for o in from_compact(w).orders]
                  for w in re.findall(r'--witness "([^"]+)"', data["run"]["command"])] if cut else None
+    anc = re.search(r"--ancestors (\d+)", data["run"]["command"])  # priced as it ran
     e = estimate_class(cls, seed=seed, prop=data["property"], threshold=Fraction(data["threshold"]),
-                       subtree=cut, witnesses=witnesses)
+                       subtree=cut, witnesses=witnesses,
+                       **({"ancestors": int(anc.group(1))} if anc else {}))
     members = sum(members_of_row(data, int(m)) or 0 for m in data["by_m"])
     return {"file": name, "class": cls.describe() + (" (--subtree-bounds)" if cut else ""),
             "property": data["property"],

@@ -59,7 +59,7 @@ from numba import njit
 from .evaluate import EXACT_M_LIMIT, evaluate_batch
 from .generate import EnumClass, _is_canonical, _tables, count_class
 from ..instance import InstanceError
-from .prune import DEFAULT_ANCESTORS, evaluate_tree
+from .prune import DEFAULT_ANCESTORS, _level_bound_instead, evaluate_tree
 
 __all__ = ["Estimate", "estimate_class", "canonical_sample", "format_estimate", "DEFAULT_SAMPLES"]
 
@@ -322,8 +322,18 @@ def _price(cls, E, fams, wts, m, width, ancestors, prop, threshold, exact_limit)
     t_top = 0.0
     tops = np.flatnonzero((par < 0) & (ms < m))[:16]
     if len(tops) and ms[tops[0]] >= 2:
-        t_top = _cpu(lambda: evaluate_batch(masks[tops], ms[tops], cls.n, prop="ratio",
-                                            threshold=0, exact_limit=exact_limit)) / len(tops)
+        if _level_bound_instead(cls.n, np.ones(max(cls.n, 1), dtype=np.int64), int(ms[tops[0]]), True):
+            # past the DP's crossover the driver gives these roots the level bound instead
+            from .._kernels.prefix_sets import level_bounds
+            from ..exact.prefix_sets import _tables as ps_tables
+
+            _, subs, ups, _, rank = ps_tables(cls.n)
+            out = np.zeros(len(tops), dtype=np.int64)
+            um = masks.view(np.uint64)
+            t_top = _cpu(lambda: level_bounds(um, ms, tops, cls.n, subs, ups, rank, out)) / len(tops)
+        else:
+            t_top = _cpu(lambda: evaluate_batch(masks[tops], ms[tops], cls.n, prop="ratio",
+                                                threshold=0, exact_limit=exact_limit)) / len(tops)
     total = float(wts.sum())
     return (float((wts * dp).sum()) / total, float((wts * und).sum()) / total, t_b, t_dp, t_top)
 
