@@ -12,6 +12,7 @@ restarts by exact objective (a fraction), ties to the lowest restart index.
 from __future__ import annotations
 
 import math
+import os
 import signal
 import time
 from contextlib import contextmanager, nullcontext
@@ -93,10 +94,21 @@ def _workers_start_with_signals_blocked():
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
     loky_spawn.fork_exec = spawn
+    # loky's resource tracker (a process of its own, started with the executor) warns on
+    # stderr about the semaphores an interrupted driver leaves, after it has cleaned them up:
+    # an interrupt must leave one line there (docs/cli.md), so the tracker starts with that
+    # warning ignored (it reads PYTHONWARNINGS from the environment it inherits)
+    quiet = "ignore::UserWarning:joblib.externals.loky.backend.resource_tracker"
+    before_env = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = f"{before_env},{quiet}" if before_env else quiet
     try:
         yield
     finally:
         loky_spawn.fork_exec = original
+        if before_env is None:
+            os.environ.pop("PYTHONWARNINGS", None)
+        else:
+            os.environ["PYTHONWARNINGS"] = before_env
 
 
 def _better(a: RestartState, b: RestartState | None) -> bool:
