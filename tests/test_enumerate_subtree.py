@@ -193,3 +193,10 @@ def test_cut_estimate_prices_what_the_cut_run_generates(tmp_path):
     assert generated / 3 <= row["generated"] <= 3 * generated
     with pytest.raises(ValueError):  # the estimate refuses what the run refuses
         estimate_class(cls, subtree=True, prop="gap")
+
+
+def test_float_threshold_is_read_as_evaluate_batch_reads_it():
+    # 1.1 as a float is a little above 11/10; a hit at exactly 11/10 must not be cut
+    assert cut_floors({10: Fraction(5, 4)}, "ratio", 1.1) == {10: Fraction(11, 10)}
+    assert not cut_mask([8], [9], 9, 3, 10, 10, cut_floors({10: Fraction(5, 4)}, "ratio", 1.1))[0]
+

@@ -94,7 +94,7 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     see :func:`~mptsearch.enumerate.evaluate.evaluate_batch` (same results either way).
     ``subtree``: cut the subtrees that Lemma S (:mod:`.subtree`) decides against the floors
     (uniform classes, own generator, pieces >= 1); the summary's ``count`` is then the members
-    generated and ``cut`` the cut subtrees that reached each m (same maxima and ``attain``).
+    generated and ``cut`` the cut nodes with fewer than m requests (same maxima and ``attain``).
     """
     from .evaluate import evaluate_batch
     from .subtree import applies, evaluate_subtree

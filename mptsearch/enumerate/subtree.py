@@ -27,12 +27,14 @@ With requests of mixed sizes a short request can end inside a longer path and th
 fails ({012} + 01 keeps OPT_free at 3), so mixed classes never cut subtrees.
 
 Use. A node P at depth d is *cut* (its children are not generated) when for every member
-level q in (d, mhi] that its subtree could reach, a floor r_q is strictly above the bound
+level q in [max(d + 1, mlo), m_top] (reachable from P or not: testing more levels only cuts
+less), a floor r_q is strictly above the bound
 (soundness needs only r_q <= the class's maximum at q; here r_q is always a ratio that a
 member with q requests attains exactly, from an evaluated piece or a checked witness, and a
 member attaining r_q is never cut): G + (q - d) k < r_q (V + q - d), with G = OPT_glob(P)
-and V a lower bound on OPT_free(P) (the exact value where the lower bound alone does not cut
-but the agglomerative upper bound leaves room). Every member in a cut subtree then has a ratio below
+and V a lower bound on OPT_free(P): where the lower bound does not cut but the agglomerative
+upper bound would, V is the exact OPT_free; the test is monotone in V and lb <= OPT_free <= ub,
+so the decision is the one the exact value gives. Every member in a cut subtree then has a ratio below
 r_q, so the maximum for each m, and the number of members attaining it, stay exact; the
 members in cut subtrees are never generated, so their number comes from the exact orbit
 count (:mod:`mptsearch.enumerate.orbit_count`) instead of the generator.
@@ -86,7 +88,8 @@ def cut_floors(floors: dict, prop: str, threshold) -> dict:
     if prop == "none":
         return dict(floors)
     if prop == "ratio":
-        t = Fraction(threshold)
+        # the threshold as evaluate_batch reads it (a float such as 1.1 is 11/10 there)
+        t = Fraction(threshold).limit_denominator(10**6)
         return {q: min(Fraction(r), t) for q, r in floors.items()}
     raise ValueError(f"subtree bounds keep every hit only for the properties none and ratio, "
                      f"not {prop}")
@@ -105,7 +108,7 @@ def decide_cuts(masks, ms, n: int, r: BatchResult, k: int, mlo: int, mhi: int, c
     for d in np.unique(ms):
         at = ms == d
         gone[at] = cut_mask(r.glob[at], value[at], int(d), k, mlo, mhi, cuts)
-        room[at] = ~gone[at] & cut_mask(r.glob[at], r.ub[at], int(d), k, mlo, mhi, cuts) & (r.free[at] < 0)
+        room[at] = ~gone[at] & cut_mask(r.glob[at], r.ub[at], int(d), k, mlo, mhi, cuts) & (r.free[at] == -1)
     if room.any():
         rows = np.flatnonzero(room)
         x = evaluate_batch(masks[rows], ms[rows], n, prop="ratio", threshold=0,
@@ -140,11 +143,12 @@ def evaluate_subtree(cls: EnumClass, root, floors: dict, *, prop: str = "none",
 
     Returns ``(masks, ms, result, cut)``: the members generated (``masks[i, :ms[i]]``
     request bitmasks, width mhi) with their :class:`BatchResult`, and ``cut[q]`` for each
-    member level q: how many cut nodes above q had q in reach (their subtrees hold the
-    members at level q that were not generated). ``floors`` ({m: Fraction}) must be ratios
+    member level q: how many cut nodes had fewer than q requests (their subtrees hold the
+    members at level q that were not generated; some cannot reach q at all). ``floors`` ({m: Fraction}) must be ratios
     attained by members of the class (see the module docstring); members are evaluated as
     :func:`~mptsearch.enumerate.evaluate.evaluate_batch` does, with these floors and the
-    bounds inherited from their parents.
+    bounds inherited from their parents where the parent was evaluated (not at the first
+    evaluated level).
     """
     if not applies(cls):
         raise ValueError("subtree bounds need one request size (Lemma S)")
@@ -153,7 +157,8 @@ def evaluate_subtree(cls: EnumClass, root, floors: dict, *, prop: str = "none",
     exact_limit = EXACT_M_LIMIT if exact_limit is None else exact_limit
     cuts = cut_floors(floors, prop, threshold)
     E = allowed_requests(cls)
-    k, n, mlo, mhi = cls.khi, cls.n, cls.mlo, cls.mhi
+    # m_top: no member (so no floor) above the number of allowed requests (mhi may be 64)
+    k, n, mlo, mhi = cls.khi, cls.n, cls.mlo, cls.m_top
     w = np.ones(max(n, 1), dtype=np.int64)
     level = np.asarray(root, dtype=np.int64).reshape(1, -1)
     d = level.shape[1]
