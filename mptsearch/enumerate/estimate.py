@@ -447,17 +447,30 @@ def estimate_class(cls: EnumClass, *, samples: int | None = None, seed: int = 0,
             parts["ancestors"] += est[elo] * made_share.get(elo, 1.0) * t_top
         parts["bounds"] += est[m] * t_b
         parts["dp"] += est[m] * p_dp * t_dp
-        by_m[m] = {"members": float(est[m]), "low": float(max(est[m] - _Z95 * sd[m], 0.0)),
-                   "high": float(est[m] + _Z95 * sd[m]), "exact": bool(exact),
+        by_m[m] = {**_count_row(est, sd, m), "exact": bool(exact),
                    "dp_fraction": p_dp, "undecided": float(est[m] * p_und),
                    "seconds_per_member": t_b + p_dp * t_dp, "priced": int(len(order))}
+    return _assemble(cls, est, sd, by_m, parts, exact=bool(exact), scale=True, samples=samples,
+                     priced=priced, seed=seed, t_start=t_start)
+
+
+def _count_row(est, sd, m) -> dict:
+    """The members estimate of depth m with its 95% interval (a row of ``Estimate.by_m``)."""
+    return {"members": float(est[m]), "low": float(max(est[m] - _Z95 * sd[m], 0.0)),
+            "high": float(est[m] + _Z95 * sd[m])}
+
+
+def _assemble(cls, est, sd, by_m, parts, *, exact, scale, samples, priced, seed, t_start):
+    """The :class:`Estimate`: members over m >= mlo with their interval, core-hours from
+    ``parts``; ``scale``: the core-hours interval scales with the members' (else a point)."""
+    mlo = cls.mlo
     members = float(est[mlo:].sum())
     half = _Z95 * math.sqrt(float((sd[mlo:] ** 2).sum()))
     low, high = max(members - half, 0.0), members + half
     core = sum(parts.values()) / 3600.0
-    return Estimate(cls, by_m, members, low, high, core,
-                    core * (low / members if members else 1.0),
-                    core * (high / members if members else 1.0), bool(exact), samples, priced,
+    c_low = core * (low / members if members else 1.0) if scale else core
+    c_high = core * (high / members if members else 1.0) if scale else core
+    return Estimate(cls, by_m, members, low, high, core, c_low, c_high, exact, samples, priced,
                     seed, time.perf_counter() - t_start, {k: float(v) for k, v in parts.items()})
 
 
@@ -525,17 +538,12 @@ def _price_cut(cls, est, sd, drawn, samples, seed, t_start, rng, witnesses, prop
         parts["bounds" if d >= mlo else "ancestors"] += evaluated * t_eval
         if d >= mlo:
             parts["dp"] += evaluated * t_dp
-            by_m[d] = {"members": float(est[d]), "low": float(max(est[d] - _Z95 * sd[d], 0.0)),
-                       "high": float(est[d] + _Z95 * sd[d]), "exact": False,
+            by_m[d] = {**_count_row(est, sd, d), "exact": False,
                        "dp_fraction": share_r, "undecided": 0.0,
                        "seconds_per_member": share_r * (t_eval + t_dp), "priced": int(len(fams)),
                        "generated": float(evaluated)}
-    members = float(est[mlo:].sum())
-    half = _Z95 * math.sqrt(float((sd[mlo:] ** 2).sum()))
-    low, high = max(members - half, 0.0), members + half
-    core = sum(parts.values()) / 3600.0
-    return Estimate(cls, by_m, members, low, high, core, core, core, False, samples, priced,
-                    seed, time.perf_counter() - t_start, {k_: float(v) for k_, v in parts.items()})
+    return _assemble(cls, est, sd, by_m, parts, exact=False, scale=False, samples=samples,
+                     priced=priced, seed=seed, t_start=t_start)
 
 
 def format_estimate(e: Estimate) -> str:

@@ -42,6 +42,7 @@ count (:mod:`mptsearch.enumerate.orbit_count`) instead of the generator.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from fractions import Fraction
 
 import numpy as np
@@ -52,7 +53,7 @@ from .generate import EnumClass, allowed_requests, children_of
 
 __all__ = ["applies", "cut_floors", "cut_mask", "decide_cuts", "evaluate_subtree"]
 
-_FIELDS = ("total", "glob", "lb", "ub", "aggsav", "free")
+_FIELDS = tuple(f.name for f in fields(BatchResult))
 
 
 def applies(cls: EnumClass, weights=None) -> bool:
