@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..instance import Instance, InstanceError
 from .model import BlendParams, BlendResult, price_layout
 
-__all__ = ["BlendOptimum", "opt_blend", "opt_blend_exhaustive", "layouts_count", "MAX_LAYOUTS"]
+__all__ = ["BlendOptimum", "opt_blend", "opt_blend_exhaustive", "layouts_count", "recheck", "blend_summary", "MAX_LAYOUTS"]
 
 MAX_LAYOUTS = 200_000  # exhaustion refuses more layouts than this (about a minute of Python)
 
@@ -95,3 +95,61 @@ def opt_blend(inst: Instance, params: BlendParams, *, max_layouts: int = MAX_LAY
     if abs(res.objective - closed) > 1e-6 * max(1.0, closed):
         raise AssertionError(f"Proposition 2 fails: priced {res.objective}, closed form {closed}")
     return BlendOptimum(res, int(free.value), wU, "theorem1-dp")
+
+
+def recheck(inst: Instance, layout, modes, params: BlendParams) -> tuple[float, float]:
+    """(cost, loss) of ``layout`` with the given ``modes``, replayed from the definition.
+
+    Independent of :func:`.model.price_layout`: the serving is replayed with prefix tuples (no
+    trie), ``modes`` lists, for every non-hit position in serving order, -1 (full) or the index
+    (in the same list) of the node it blends from; the source must be an earlier full node of
+    the same chunk. Raises InstanceError on a mode that the model forbids.
+    """
+    from ..trie import check_layout
+
+    layout = check_layout(inst, layout)
+    seen, new = set(), []
+    for seq in layout:
+        for p in range(len(seq)):
+            if seq[:p + 1] not in seen:
+                seen.add(seq[:p + 1])
+                new.append((seq[p], frozenset(seq[:p])))
+    if len(modes) != len(new):
+        raise InstanceError(f"{len(modes)} modes for {len(new)} nodes")
+    cost = loss = 0.0
+    for j, ((x, ctx), s) in enumerate(zip(new, modes)):
+        w = int(inst.weights[x])
+        if s == -1:
+            cost += w
+            continue
+        if not (0 <= s < j) or new[s][0] != x or modes[s] != -1:
+            raise InstanceError(f"node {j} blends from {s}, which is not an earlier full node of its chunk")
+        cost += params.r * w
+        loss += params.blend_loss(w, len(ctx ^ new[s][1]))
+    return cost, loss
+
+
+def blend_summary(inst: Instance, params: BlendParams, *, max_layouts: int = MAX_LAYOUTS) -> dict:
+    """OPT_blend with its layout and modes, the prefix-only optimum, and a recheck of the
+    witness by :func:`recheck`: the JSON object of ``mptsearch blend``.
+
+    Keys: instance, parameters (r, lambda, beta, c), opt_free, w_U, opt_blend (objective),
+    cost, loss, prefix_cost (the witness layout's trie cost), lower_bound (P5:
+    (1 - c) w(U) + c OPT_free), ratio (OPT_free / OPT_blend), method, layout, modes,
+    rechecked (cost and loss replayed, and whether they match).
+    """
+    from ..instance import compact
+
+    res = opt_blend(inst, params, max_layouts=max_layouts)
+    b = res.best
+    rc, rl = recheck(inst, b.layout, b.modes, params)
+    ok = math.isclose(rc, b.cost, rel_tol=1e-9, abs_tol=1e-9) and math.isclose(rl, b.loss, rel_tol=1e-9, abs_tol=1e-9)
+    low = (1 - params.c) * res.distinct_weight + params.c * res.opt_free
+    return {"instance": compact(inst), "parameters": {"r": params.r, "lambda": params.price, "beta": params.beta,
+                                                      "c": params.c},
+            "opt_free": res.opt_free, "w_U": res.distinct_weight, "opt_blend": round(res.value, 9),
+            "cost": round(b.cost, 9), "loss": round(b.loss, 9), "prefix_cost": b.prefix_cost,
+            "lower_bound": round(low, 9), "ratio": round(res.opt_free / res.value, 9) if res.value > 0 else None,
+            "method": res.method, "layout": [[inst.labels[x] for x in seq] for seq in b.layout], "modes": list(b.modes),
+            "blended": b.blended,
+            "rechecked": {"cost": round(rc, 9), "loss": round(rl, 9), "match": bool(ok and low <= res.value + 1e-9)}}

@@ -1,0 +1,67 @@
+"""``mptsearch blend``: wrong parameters are one line and exit 2; the JSON carries the instance,
+the parameters, both costs, the loss and a recheck that can say no."""
+
+import json
+
+import pytest
+
+from mptsearch.blend.exact import recheck
+from mptsearch.blend.model import BlendParams
+from mptsearch.cli import main
+from mptsearch.instance import InstanceError, parse_instance
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--r", "1.5"], "recompute fraction r must lie in [0, 1], got 1.5"),
+    (["--r", "-0.01"], "recompute fraction r must lie in [0, 1], got -0.01"),
+    (["--r", "0.1", "--price", "-1"], "loss price lambda must be >= 0, got -1.0"),
+    (["--r", "0.1", "--beta", "-2"], "mismatch coefficient beta must be >= 0"),
+    (["--r", "nan"], "r must be a finite number"),
+    (["--r", "0.1", "--price", "inf"], "price must be a finite number"),
+    (["--r", "x"], "'x' is not a valid float"),
+    ([], "Missing option '--r'"),
+])
+def test_wrong_parameters_are_one_line_and_exit_2(args, words, capsys):
+    code, out, err = run(["blend", "012 013", *args], capsys)
+    assert code == 2 and out == ""
+    lines = [ln for ln in err.splitlines() if "compiling kernels" not in ln]
+    assert len(lines) == 1 and words in lines[0] and lines[0].startswith("mptsearch: error:")
+
+
+def test_json_keys_and_recheck(capsys):
+    code, out, _ = run(["blend", "012 013 023 123", "--r", "0.15", "--price", "0.1", "--beta", "1", "--json"], capsys)
+    assert code == 0
+    d = json.loads(out)
+    assert d["instance"] == "012 013 023 123"
+    assert d["parameters"] == {"r": 0.15, "lambda": 0.1, "beta": 1.0, "c": 0.25}
+    assert d["opt_free"] == 8 and d["opt_blend"] == pytest.approx(5.95)
+    assert d["cost"] == pytest.approx(4.75) and d["loss"] == pytest.approx(12)
+    assert d["rechecked"]["match"] is True and d["prefix_cost"] == 9
+    assert d["lower_bound"] == pytest.approx(5.0) and d["ratio"] == pytest.approx(8 / 5.95)
+
+
+def test_constant_model_uses_the_dp(capsys):
+    code, out, _ = run(["blend", "012 013 023 123", "--r", "0.15", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["method"] == "theorem1-dp"
+    assert d["opt_blend"] == pytest.approx(0.85 * 4 + 0.15 * 8) and d["rechecked"]["match"]
+
+
+def test_recheck_refuses_a_forbidden_mode_and_reprices():
+    inst = parse_instance("01 02")
+    layout = [(0, 1), (0, 2)]  # nodes: 0, 1, 2 (the second request hits 0)
+    p = BlendParams(0.5, 0.0)
+    assert recheck(inst, layout, [-1, -1, -1], p) == (3.0, 0.0)
+    with pytest.raises(InstanceError, match="not an earlier full node"):
+        recheck(inst, layout, [-1, -1, 1], p)  # blends chunk 2 from a node of chunk 1
+    inst = parse_instance("01 12")  # nodes 0, 1 (after 0), 1 (first), 2
+    assert recheck(inst, [(0, 1), (1, 2)], [-1, -1, 1, -1], p) == (3.5, 1.0)
+    assert recheck(inst, [(0, 1), (1, 2)], [-1, -1, 1, -1], BlendParams(0.5, 0.0, 2.0)) == (3.5, 3.0)
+    with pytest.raises(InstanceError):
+        recheck(inst, [(0, 1), (1, 2)], [-1, -1, 3, -1], p)  # a later source
