@@ -277,3 +277,35 @@ def test_exhaustion_refuses_large_instances():
     assert layouts_count(inst) == 120 ** 3
     with pytest.raises(InstanceError, match="layouts"):
         opt_blend_exhaustive(inst, BlendParams(0.1, 0.1, 1.0), max_layouts=1000)
+
+
+def _c_prime(p, k):
+    return min(1.0, p.r + p.price * (1 + 2 * p.beta * (k - 1)))
+
+
+def test_p8_first_copy_bound_and_approximation():
+    from mptsearch.approximation import heaviest_first_order
+    from mptsearch.blend.heuristic import node_table, price_first
+    from mptsearch.trie import order_layout
+
+    rng = random.Random(21)
+    tight = 0
+    for _ in range(10):
+        inst = _random_instance(rng, n=5, m=(2, 4), k=(1, 3), weights=True, max_layouts=216)
+        k = max(len(o) for o in inst.orders)
+        free = opt_free(inst)
+        wU = _wU(inst)
+        hf = order_layout(inst, heaviest_first_order(inst))
+        for p in (BlendParams(0.15, 0.1, 1.0), BlendParams(0.05, 0.02, 3.0), BlendParams(0.3, 0.0, 1.0)):
+            cp = _c_prime(p, k)
+            best = opt_blend_exhaustive(inst, p).value
+            for lay, cost in ((free.layout, free.value), (hf, trie_cost(inst, hf))):
+                c_, l_ = price_first(node_table(inst.weights, lay), p)
+                j = c_ + p.price * l_
+                assert j <= (1 - cp) * wU + cp * cost + TOL
+                assert price_layout(inst, lay, p).objective <= j + TOL  # exact modes never worse
+            j_free = price_layout(inst, free.layout, p).objective
+            assert j_free <= cp / p.c * best + TOL
+            assert price_layout(inst, hf, p).objective <= k * cp / p.c * best + TOL
+            tight += j_free > best + TOL
+    assert tight > 0  # the OPT_free layout is not always optimal in the context model (C1)

@@ -11,7 +11,8 @@ order (docs/beyond_prefix.md, section 1.2). Two mode rules:
 - ``greedy``: forward greedy over all full nodes of the chunk (at most ``cap`` most recent
   ones tried): a node blends from its best copy when that is cheaper than full, else it is
   full and becomes a copy (:func:`.model.chunk_modes` without the exact search and the t x t
-  matrix). Exact for beta = 0 (Proposition 2's proof).
+  matrix). Exact for beta = 0 (Proposition 2's proof); node by node never dearer than
+  ``first`` (the first copy is always a candidate).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def price_first(table: NodeTable, params: BlendParams) -> tuple[float, float]:
 
 
 def price_greedy(table: NodeTable, params: BlendParams, cap: int = 32) -> tuple[float, float]:
-    """(cost, loss) of the ``greedy`` rule, at most ``cap`` copies tried per node.
+    """(cost, loss) of the ``greedy`` rule: the first copy and the ``cap`` most recent ones tried.
 
     Notes
     -----
@@ -98,7 +99,8 @@ def price_greedy(table: NodeTable, params: BlendParams, cap: int = 32) -> tuple[
             copies[nd.chunk] = [nd.context]
             cost += w
             continue
-        d = min(len(c ^ nd.context) for c in have[-cap:])
+        # the first copy always among the candidates: the rule is never worse than ``first``
+        d = min(len(c ^ nd.context) for c in (have[0], *have[-cap:]))
         unit = 1.0 + params.beta * d
         if params.r + params.price * unit < 1.0:
             cost += params.r * w
