@@ -309,3 +309,21 @@ def test_p8_first_copy_bound_and_approximation():
             assert price_layout(inst, hf, p).objective <= k * cp / p.c * best + TOL
             tight += j_free > best + TOL
     assert tight > 0  # the OPT_free layout is not always optimal in the context model (C1)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_p6_all_subsets_opt_free_is_m(n):
+    subsets = [list(c) for j in range(1, n + 1) for c in itertools.combinations(range(n), j)]
+    inst = parse_instance(subsets)
+    assert inst.m == 2 ** n - 1
+    assert opt_free(inst).value == inst.m
+    assert opt_free(inst).value != inst.m - 1
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_p6_unit_weight_rho_bound_on_complete_graphs(n):
+    inst = parse_instance([[a, b] for a, b in itertools.combinations(range(n), 2)])
+    rho = n / opt_free(inst).value
+    assert rho >= n / (2 * inst.m) - TOL
+    assert n / (2 * inst.m) == pytest.approx(1 / (n - 1))
+    assert rho == pytest.approx(2 * n / ((n - 1) * (n + 2))) and rho < 2 / (n - 1)
