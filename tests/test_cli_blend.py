@@ -65,3 +65,31 @@ def test_recheck_refuses_a_forbidden_mode_and_reprices():
     assert recheck(inst, [(0, 1), (1, 2)], [-1, -1, 1, -1], BlendParams(0.5, 0.0, 2.0)) == (3.5, 3.0)
     with pytest.raises(InstanceError):
         recheck(inst, [(0, 1), (1, 2)], [-1, -1, 3, -1], p)  # a later source
+
+
+def test_anneal_objective_blend_kernel_against_naive():
+    import random
+
+    from mptsearch.search.objective import objective_value
+
+    from .naive import naive_opt_free
+
+    rng = random.Random(4)
+    for _ in range(20):
+        reqs = {tuple(sorted(rng.sample(range(6), rng.randint(1, 4)))) for _ in range(rng.randint(2, 7))}
+        inst = parse_instance([list(r) for r in reqs])
+        num, den = objective_value(inst, "blend")
+        assert num == naive_opt_free(inst.requests, [1] * inst.n)
+        assert den == len(set().union(*inst.requests))
+
+
+def test_anneal_objective_blend_certified_json(capsys):
+    code, out, _ = run(["anneal", "--objective", "blend", "-k", "2-3", "-n", "5", "--steps", "3000", "-j", "1",
+                        "-s", "3", "--json", "-q"], capsys)
+    assert code == 0
+    best = json.loads(out)["best"]
+    assert best["objective"] == "blend" and best["certified"] is True
+    assert best["value"] == pytest.approx(best["opt_free"] / best["w_U"])
+    for c, ratio in best["blend_ratio_at_c"].items():
+        c = float(c)
+        assert ratio == pytest.approx(1 / (c + (1 - c) * best["w_U"] / best["opt_free"]), abs=1e-6)
