@@ -327,3 +327,24 @@ def test_p6_unit_weight_rho_bound_on_complete_graphs(n):
     assert rho >= n / (2 * inst.m) - TOL
     assert n / (2 * inst.m) == pytest.approx(1 / (n - 1))
     assert rho == pytest.approx(2 * n / ((n - 1) * (n + 2))) and rho < 2 / (n - 1)
+
+
+def test_p9_adding_a_request_never_lowers_opt_free():
+    rng = random.Random(9)
+    for _ in range(25):
+        weights = [rng.randint(1, 4) for _ in range(6)]
+        reqs = sorted({tuple(sorted(rng.sample(range(6), rng.randint(1, 4)))) for _ in range(rng.randint(2, 7))})
+        extra = tuple(sorted(rng.sample(range(6), rng.randint(1, 4))))
+        if extra in reqs:
+            continue
+        small = parse_instance({"requests": [list(r) for r in reqs], "weights": weights})
+        bigger = parse_instance({"requests": [list(r) for r in reqs] + [list(extra)], "weights": weights})
+        assert opt_free(small).value <= opt_free(bigger).value
+
+
+def test_p9_complete_family_is_the_largest_on_four_chunks():
+    # every family of 3-subsets of 4 chunks that uses all 4: the complete one (K4^(3)) is largest
+    triples = [list(c) for c in itertools.combinations(range(4), 3)]
+    best = max(opt_free(parse_instance(list(f))).value
+               for j in range(2, 5) for f in itertools.combinations(triples, j))
+    assert best == opt_free(parse_instance(triples)).value == 8
