@@ -22,6 +22,7 @@ synthetic retrieval trace of :mod:`mptsearch.serving.synthetic` (``--synthetic``
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -123,6 +124,11 @@ def _traces(run, synthetic: int, seed: int) -> tuple[dict, list]:
                 notes.append(f"FanOutQA k={k} not available ({type(exc).__name__}: {exc})")
                 continue
         out[f"fanoutqa_k{k}"] = _load_jsonl(path)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        ref = run.dir.parent / "serving" / f"trace_k{k}_info.json"
+        same = json.loads(ref.read_text()).get("trace_sha256") == digest if ref.exists() else None
+        run.write_json(f"trace_k{k}_info.json", {"trace_sha256": digest, "same_as_results_serving": same,
+                                                  "lines": out[f"fanoutqa_k{k}"].size})
     chunks, tokens = retrieval_trace(synthetic, seed)
     out[f"synthetic_{synthetic}"] = trace_from_lists([str(j) for j in range(len(chunks))], chunks, tokens)
     return out, notes
