@@ -25,7 +25,8 @@ def blend(instance, r, price, beta, max_layouts, as_json, quiet, out):
 
     Requests are served in the given order; the objective is prefill cost + LAMBDA * loss.
     BETA = 0 uses Theorem 1's DP (Proposition P2), BETA > 0 tries every layout. The witness's
-    cost and loss are replayed from the definition (rechecked).
+    cost and loss are replayed from the definition (rechecked): exit 0 when they match, 1 when
+    not; a bad R, LAMBDA or BETA is exit 2 (docs/beyond_prefix.md).
     """
     from ..blend.exact import blend_summary
     from ..blend.model import BlendParams
