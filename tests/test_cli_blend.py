@@ -93,3 +93,11 @@ def test_anneal_objective_blend_certified_json(capsys):
     for c, ratio in best["blend_ratio_at_c"].items():
         c = float(c)
         assert ratio == pytest.approx(1 / (c + (1 - c) * best["w_U"] / best["opt_free"]), abs=1e-6)
+
+
+def test_size_refusals_are_one_line_and_exit_2(capsys):
+    code, out, err = run(["blend", "01234 12345 23456", "--r", "0.1", "--beta", "1", "--max-layouts", "1000"], capsys)
+    assert code == 2 and "1728000 layouts, more than the limit 1000" in err
+    many = " ".join(f"{a}{b}" for a in range(8) for b in range(a + 1, 8))  # 28 requests
+    code, out, err = run(["blend", many, "--r", "0.1"], capsys)
+    assert code == 2 and "m=28 requests is above 25" in err

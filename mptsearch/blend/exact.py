@@ -20,6 +20,7 @@ from .model import BlendParams, BlendResult, price_layout
 __all__ = ["BlendOptimum", "opt_blend", "opt_blend_exhaustive", "layouts_count", "recheck", "blend_summary", "MAX_LAYOUTS"]
 
 MAX_LAYOUTS = 200_000  # exhaustion refuses more layouts than this (about a minute of Python)
+MAX_DP_M = 25  # the O(3^m) DP of the constant model refuses more requests (solve's --max-free-m default)
 
 
 @dataclass
@@ -86,6 +87,8 @@ def opt_blend(inst: Instance, params: BlendParams, *, max_layouts: int = MAX_LAY
     """
     if params.beta > 0:
         return opt_blend_exhaustive(inst, params, max_layouts=max_layouts)
+    if inst.m > MAX_DP_M:
+        raise InstanceError(f"OPT_blend (beta = 0) runs Theorem 1's O(3^m) DP: m={inst.m} requests is above {MAX_DP_M}")
     from ..exact.free import opt_free
 
     free = opt_free(inst)
