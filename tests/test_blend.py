@@ -372,3 +372,27 @@ def test_p4d_small_lambda_intervals_decide_opt_free(edges):
     lo_b = (1 - r) * n + r * K + big * (K - n)
     hi_b = lo_b + 2 * big * beta * (K - n)
     assert hi_b >= (1 - r) * n + r * (K + 1) + big * (K + 1 - n)
+
+
+def test_p2prime_per_chunk_constant_losses():
+    """P2' by brute force: every layout, every non-first node full or blended at loss alpha_x,
+    against sum_x (w - a) + OPT_free(a), OPT_free(a) by the naive Theorem 1 DP (weights >= 0)."""
+    from .naive import naive_opt_free
+
+    rng = random.Random(13)
+    for _ in range(6):
+        inst = _random_instance(rng, n=5, m=(2, 4), k=(1, 3), weights=True, max_layouts=216)
+        w = [int(v) for v in inst.weights]
+        alpha = [rng.choice([0, 1, 3, 8]) for _ in w]
+        for r, lam in ((0.2, 0.1), (0.0, 0.5), (0.5, 0.05)):
+            a = [min(wx, r * wx + lam * al) for wx, al in zip(w, alpha)]
+            best = math.inf
+            for layout in itertools.product(*(itertools.permutations(o) for o in inst.orders)):
+                seen, total = set(), 0.0
+                for nd in layout_nodes(layout):
+                    x = nd.chunk
+                    total += w[x] if x not in seen else min(w[x], r * w[x] + lam * alpha[x])
+                    seen.add(x)
+                best = min(best, total)
+            want = sum(wx - ax for wx, ax in zip(w, a)) + naive_opt_free(inst.requests, a)
+            assert best == pytest.approx(want)
