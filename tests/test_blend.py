@@ -15,6 +15,8 @@ from mptsearch.heuristics.agglomerative import agglomerative
 from mptsearch.instance import InstanceError, parse_instance
 from mptsearch.trie import trie_cost
 
+import numpy as np
+
 from .naive import naive_opt_blend, naive_trie_cost
 
 TOL = 1e-9
@@ -396,3 +398,51 @@ def test_p2prime_per_chunk_constant_losses():
                 best = min(best, total)
             want = sum(wx - ax for wx, ax in zip(w, a)) + naive_opt_free(inst.requests, a)
             assert best == pytest.approx(want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_per_answer_exhaustive_against_brute_force_and_p1_p5(seed):
+    rng = random.Random(300 + seed)
+    inst = _random_instance(rng, n=4, m=(3, 4), k=(1, 3), weights=seed % 2 == 0, max_layouts=144)
+    free, wU = opt_free(inst).value, _wU(inst)
+    for r, lam, beta in ((0.15, 0.1, 0.0), (0.15, 0.05, 1.0), (0.0, 0.3, 0.5)):
+        p = BlendParams(r, lam, beta, per_answer=True)
+        v = opt_blend(inst, p).value
+        assert v == pytest.approx(naive_opt_blend(inst.orders, [int(w) for w in inst.weights], r, lam, beta, True)[0])
+        assert (1 - p.c) * wU + p.c * free - TOL <= v <= free + TOL  # P5's inequalities, P1(a)
+        assert v >= opt_blend(inst, BlendParams(r, lam, beta)).value - TOL  # charging more never helps
+    assert opt_blend(inst, BlendParams(0.2, 0.8, 1.0, per_answer=True)).value == pytest.approx(free)  # P1(b)
+
+
+def test_per_answer_changes_the_optimum_in_the_constant_model():
+    # K4^(3): every layout of trie cost 8 has a non-first node shared by two requests, so
+    # per-answer accounting pays its loss twice (5.9 against P2's 0.6 * 4 + 0.4 * 8 = 5.6)
+    inst = parse_instance("012 013 023 123")
+    assert opt_blend(inst, BlendParams(0.1, 0.3)).value == pytest.approx(5.6)
+    assert opt_blend(inst, BlendParams(0.1, 0.3, per_answer=True)).value == pytest.approx(5.9)
+    # where the only non-first nodes are leaves the two accountings agree
+    inst = parse_instance("012 013 23")
+    assert opt_blend(inst, BlendParams(0.1, 0.3, per_answer=True)).value == pytest.approx(
+        opt_blend(inst, BlendParams(0.1, 0.3)).value)
+
+
+def test_frontier_is_the_hull_of_every_blend_set():
+    from mptsearch.blend.heuristic import frontier, node_table
+
+    rng = random.Random(17)
+    for _ in range(6):
+        inst = _random_instance(rng, n=5, m=(3, 5), k=(2, 4), weights=True)
+        layout = [tuple(rng.sample(o, len(o))) for o in inst.orders]
+        tab = node_table(inst.weights, layout)
+        for r, beta, per in ((0.15, 1.0, False), (0.3, 0.0, False), (0.1, 2.0, True)):
+            pts = frontier(tab, r, beta, per)
+            later = [j for j in range(len(tab.w)) if tab.d_first[j] >= 0]
+            unit = {j: (1 + beta * tab.d_first[j]) * (tab.through[j] if per else 1) for j in later}
+            xs, ys = [q.loss for q in pts], [q.cost for q in pts]
+            assert all(a < b for a, b in zip(xs, xs[1:])) and all(a > b for a, b in zip(ys, ys[1:]))
+            for size in range(len(later) + 1):
+                for sub in itertools.combinations(later, size):
+                    loss = sum(tab.w[j] * unit[j] for j in sub)
+                    cost = tab.prefix_cost - (1 - r) * sum(tab.w[j] for j in sub)
+                    if loss <= xs[-1]:
+                        assert cost >= float(np.interp(loss, xs, ys)) - 1e-6

@@ -39,7 +39,7 @@ def test_json_keys_and_recheck(capsys):
     assert code == 0
     d = json.loads(out)
     assert d["instance"] == "012 013 023 123"
-    assert d["parameters"] == {"r": 0.15, "lambda": 0.1, "beta": 1.0, "c": 0.25}
+    assert d["parameters"] == {"r": 0.15, "lambda": 0.1, "beta": 1.0, "c": 0.25, "per_answer": False}
     assert d["opt_free"] == 8 and d["opt_blend"] == pytest.approx(5.95)
     assert d["cost"] == pytest.approx(4.75) and d["loss"] == pytest.approx(12)
     assert d["rechecked"]["match"] is True and d["prefix_cost"] == 9
@@ -101,3 +101,10 @@ def test_size_refusals_are_one_line_and_exit_2(capsys):
     many = " ".join(f"{a}{b}" for a in range(8) for b in range(a + 1, 8))  # 28 requests
     code, out, err = run(["blend", many, "--r", "0.1"], capsys)
     assert code == 2 and "m=28 requests is above 25" in err
+
+
+def test_per_answer_flag(capsys):
+    code, out, _ = run(["blend", "012 013 023 123", "--r", "0.15", "--price", "0.1", "--per-answer", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["parameters"]["per_answer"] is True and d["method"] == "exhaustive"
+    assert d["rechecked"]["match"] is True

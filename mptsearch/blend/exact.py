@@ -83,9 +83,10 @@ def opt_blend(inst: Instance, params: BlendParams, *, max_layouts: int = MAX_LAY
     -----
     beta = 0: O(3^m) (Theorem 1's DP) plus pricing one layout; the value is the closed form of
     Proposition 2 and the returned layout is priced by :func:`.model.price_layout`, which must
-    agree with it (checked here). beta > 0: :func:`opt_blend_exhaustive`.
+    agree with it (checked here). beta > 0 or per-answer accounting (where P2 fails):
+    :func:`opt_blend_exhaustive`.
     """
-    if params.beta > 0:
+    if params.beta > 0 or params.per_answer:
         return opt_blend_exhaustive(inst, params, max_layouts=max_layouts)
     if inst.m > MAX_DP_M:
         raise InstanceError(f"OPT_blend (beta = 0) runs Theorem 1's O(3^m) DP: m={inst.m} requests is above {MAX_DP_M}")
@@ -116,11 +117,12 @@ def recheck(inst: Instance, layout, modes, params: BlendParams) -> tuple[float, 
         for p in range(len(seq)):
             if seq[:p + 1] not in seen:
                 seen.add(seq[:p + 1])
-                new.append((seq[p], frozenset(seq[:p])))
+                new.append((seq[p], frozenset(seq[:p]), seq[:p + 1]))
+    through = {pre: sum(1 for seq in layout if seq[:len(pre)] == pre) for _, _, pre in new}
     if len(modes) != len(new):
         raise InstanceError(f"{len(modes)} modes for {len(new)} nodes")
     cost = loss = 0.0
-    for j, ((x, ctx), s) in enumerate(zip(new, modes)):
+    for j, ((x, ctx, pre), s) in enumerate(zip(new, modes)):
         w = int(inst.weights[x])
         if s == -1:
             cost += w
@@ -128,7 +130,7 @@ def recheck(inst: Instance, layout, modes, params: BlendParams) -> tuple[float, 
         if not (0 <= s < j) or new[s][0] != x or modes[s] != -1:
             raise InstanceError(f"node {j} blends from {s}, which is not an earlier full node of its chunk")
         cost += params.r * w
-        loss += params.blend_loss(w, len(ctx ^ new[s][1]))
+        loss += params.blend_loss(w, len(ctx ^ new[s][1]), through[pre])
     return cost, loss
 
 
@@ -149,7 +151,7 @@ def blend_summary(inst: Instance, params: BlendParams, *, max_layouts: int = MAX
     ok = math.isclose(rc, b.cost, rel_tol=1e-9, abs_tol=1e-9) and math.isclose(rl, b.loss, rel_tol=1e-9, abs_tol=1e-9)
     low = (1 - params.c) * res.distinct_weight + params.c * res.opt_free
     return {"instance": compact(inst), "parameters": {"r": params.r, "lambda": params.price, "beta": params.beta,
-                                                      "c": params.c},
+                                                      "c": params.c, "per_answer": params.per_answer},
             "opt_free": res.opt_free, "w_U": res.distinct_weight, "opt_blend": round(res.value, 9),
             "cost": round(b.cost, 9), "loss": round(b.loss, 9), "prefix_cost": b.prefix_cost,
             "lower_bound": round(low, 9), "ratio": round(res.opt_free / res.value, 9) if res.value > 0 else None,

@@ -32,12 +32,13 @@ class NodeTable:
     """The trie nodes of a layout in creation order, as arrays.
 
     ``w[j]`` the weight of node j, ``d_first[j]`` its context difference to the first node of
-    its chunk (-1 for first nodes), ``tokens`` the prefill with no reuse (sum over lines),
-    ``distinct`` = w(U).
+    its chunk (-1 for first nodes), ``through[j]`` the lines through it, ``tokens`` the
+    prefill with no reuse (sum over lines), ``distinct`` = w(U).
     """
 
     w: np.ndarray
     d_first: np.ndarray
+    through: np.ndarray
     tokens: int
     distinct: int
     nodes: list
@@ -69,13 +70,14 @@ def node_table(weights: np.ndarray, rows: Sequence[Sequence[int]]) -> NodeTable:
             d[j] = len(ctx ^ nd.context)
     tokens = int(sum(int(weights[list(r)].sum()) for r in rows if len(r)))
     distinct = int(sum(int(weights[x]) for x in first))
-    return NodeTable(w, d, tokens, distinct, nodes)
+    through = np.fromiter((nd.through for nd in nodes), dtype=np.int64, count=len(nodes))
+    return NodeTable(w, d, through, tokens, distinct, nodes)
 
 
 def price_first(table: NodeTable, params: BlendParams) -> tuple[float, float]:
     """(cost, loss) of the ``first`` rule: blend node j iff r + lambda (1 + beta d_j) < 1."""
     later = table.d_first >= 0
-    unit = 1.0 + params.beta * table.d_first
+    unit = (1.0 + params.beta * table.d_first) * (table.through if params.per_answer else 1)
     blend = later & (params.r + params.price * unit < 1.0)
     wf = table.w.astype(float)
     cost = float(wf[~blend].sum() + params.r * wf[blend].sum())
@@ -101,7 +103,7 @@ def price_greedy(table: NodeTable, params: BlendParams, cap: int = 32) -> tuple[
             continue
         # the first copy always among the candidates: the rule is never worse than ``first``
         d = min(len(c ^ nd.context) for c in (have[0], *have[-cap:]))
-        unit = 1.0 + params.beta * d
+        unit = (1.0 + params.beta * d) * (nd.through if params.per_answer else 1)
         if params.r + params.price * unit < 1.0:
             cost += params.r * w
             loss += w * unit
@@ -113,37 +115,40 @@ def price_greedy(table: NodeTable, params: BlendParams, cap: int = 32) -> tuple[
 
 @dataclass(frozen=True)
 class FrontierPoint:
-    """Blending every later node with d_first <= ``d_max`` (-1: none): its cost and loss."""
+    """Blending every later node whose loss per token is at most ``unit_max`` (-1: none): its
+    cost and loss. A node's loss per token is 1 + beta d_first (times the lines through it with
+    per-answer accounting)."""
 
-    d_max: int
+    unit_max: float
     cost: float
     loss: float
 
 
-def frontier(table: NodeTable, r: float, beta: float) -> list[FrontierPoint]:
+def frontier(table: NodeTable, r: float, beta: float, per_answer: bool = False) -> list[FrontierPoint]:
     """The loss-cost frontier of the ``first`` rule: the points met as lambda falls from
-    (1 - r) to 0, i.e. blending the later nodes in increasing d_first.
+    (1 - r) to 0, i.e. blending the later nodes in increasing loss per token.
 
     For one copy per chunk and this layout these points are the lower convex hull of all
-    (loss, cost) pairs (a blend saves (1 - r) w for a loss w (1 + beta d): the saving per unit
-    of loss falls with d), so they are optimal for the Lagrangian; between them the budget form
-    can do at least as well as the segment (blend a prefix of the next group).
+    (loss, cost) pairs (a blend saves (1 - r) w for a loss w u, u its loss per token: the saving
+    per unit of loss falls with u), so they are optimal for the Lagrangian; between them the
+    budget form can do at least as well as the segment (blend a part of the next group).
 
     Notes
     -----
     O(N log N).
     """
     later = table.d_first >= 0
-    d = table.d_first[later]
+    u = (1.0 + beta * table.d_first[later]) * (table.through[later] if per_answer else 1)
     w = table.w[later].astype(float)
     base = float(table.w.sum())
-    out = [FrontierPoint(-1, base, 0.0)]
-    if len(d) == 0:
+    out = [FrontierPoint(-1.0, base, 0.0)]
+    if len(u) == 0:
         return out
     saved = (1.0 - r) * w
-    unit = w * (1.0 + beta * d)
-    levels = np.unique(d)
-    for lev in levels:
-        sel = d <= lev
-        out.append(FrontierPoint(int(lev), base - float(saved[sel].sum()), float(unit[sel].sum())))
+    loss = w * u
+    order = np.argsort(u, kind="stable")
+    u, saved, loss = u[order], np.cumsum(saved[order]), np.cumsum(loss[order])
+    ends = np.flatnonzero(np.append(u[1:] != u[:-1], True))  # the last node of each level
+    for e in ends:
+        out.append(FrontierPoint(float(u[e]), base - float(saved[e]), float(loss[e])))
     return out

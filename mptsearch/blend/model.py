@@ -13,7 +13,9 @@ model, stated in full on docs/beyond_prefix.md section 1:
   of x (cost r w(x), loss w(x) (1 + beta |P_u symmetric-difference P_v|)); the first node of
   every chunk has no earlier copy and is full;
 - the objective is cost + price * loss (``price`` is lambda). beta = 0 is the constant
-  (proportional) loss model, beta > 0 the context-mismatch model.
+  (proportional) loss model, beta > 0 the context-mismatch model;
+- ``per_answer``: a blended node's loss counts once per request through it (every answer that
+  reads the approximate KV), not once (docs/beyond_prefix.md, section 7).
 
 Modes are chosen per chunk: the nodes of different chunks do not interact once the layout is
 fixed (a blend reads only copies of its own chunk). This module builds the nodes of a layout
@@ -47,11 +49,14 @@ class BlendParams:
         lambda >= 0, the price of one unit of loss in prefill tokens.
     beta : float
         >= 0, the loss per mismatched context chunk (0: the constant loss model).
+    per_answer : bool
+        Charge a blended node's loss to every request through it (section 7).
     """
 
     r: float
     price: float
     beta: float = 0.0
+    per_answer: bool = False
 
     def __post_init__(self):
         for name, v in (("r", self.r), ("price", self.price), ("beta", self.beta)):
@@ -69,23 +74,25 @@ class BlendParams:
         """min(1, r + lambda): what one blended token costs in the constant model (Prop. 2)."""
         return min(1.0, self.r + self.price)
 
-    def blend_loss(self, w: int, d: int) -> float:
+    def blend_loss(self, w: int, d: int, through: int = 1) -> float:
         """Loss of blending a chunk of weight ``w`` from a copy whose context differs in ``d``
-        chunks."""
-        return w * (1.0 + self.beta * d)
+        chunks, at a node ``through`` requests pass (counted only with ``per_answer``)."""
+        return w * (1.0 + self.beta * d) * (through if self.per_answer else 1)
 
-    def blend_price(self, w: int, d: int) -> float:
+    def blend_price(self, w: int, d: int, through: int = 1) -> float:
         """Objective of that blend: its cost r w plus lambda times its loss."""
-        return self.r * w + self.price * self.blend_loss(w, d)
+        return self.r * w + self.price * self.blend_loss(w, d, through)
 
 
 @dataclass(frozen=True)
 class Node:
-    """One trie node, in creation order: its chunk, its context and the request creating it."""
+    """One trie node, in creation order: its chunk, its context, the request creating it and
+    the number of requests whose sequence passes through it."""
 
     chunk: int
     context: frozenset
     request: int
+    through: int = 1
 
 
 @dataclass
@@ -116,16 +123,18 @@ def layout_nodes(layout: Sequence[Sequence[int]]) -> list[Node]:
     Runs in O(sum_i |R_i|^2) time (the contexts are materialised).
     """
     root: dict = {}
-    nodes: list[Node] = []
+    made: list[tuple] = []
+    count: dict[int, int] = {}
     for i, seq in enumerate(layout):
         node = root
         for p, x in enumerate(seq):
             nxt = node.get(x)
             if nxt is None:
                 nxt = node[x] = {}
-                nodes.append(Node(int(x), frozenset(int(y) for y in seq[:p]), i))
+                made.append((int(x), frozenset(int(y) for y in seq[:p]), i, id(nxt)))
+            count[id(nxt)] = count.get(id(nxt), 0) + 1
             node = nxt
-    return nodes
+    return [Node(x, ctx, i, count[key]) for x, ctx, i, key in made]
 
 
 def chunk_modes(nodes: Sequence[Node], ids: Sequence[int], w: int, params: BlendParams,
@@ -135,12 +144,12 @@ def chunk_modes(nodes: Sequence[Node], ids: Sequence[int], w: int, params: Blend
     Returns (objective, {node id: source id or -1}). ``exact`` with at most
     :data:`EXACT_MODES_T` nodes tries every set of full nodes containing the first
     (O(2^(t-1) t^2)); otherwise forward greedy: a node blends from its best earlier full node
-    when that is cheaper than w, else it is full. Greedy is exact for beta = 0 (every blend has
-    the same price).
+    when that is cheaper than w, else it is full. Greedy is exact for beta = 0 (a blend's price
+    does not depend on its source, so no full node helps a later one).
     """
     t = len(ids)
     d = [[len(nodes[a].context ^ nodes[b].context) for b in ids] for a in ids]
-    price = [[params.blend_price(w, d[a][b]) for b in range(t)] for a in range(t)]
+    price = [[params.blend_price(w, d[a][b], nodes[ids[b]].through) for b in range(t)] for a in range(t)]
     if exact and 1 < t <= EXACT_MODES_T and params.beta > 0:
         best, best_src = math.inf, None
         for mask in range(1 << (t - 1)):
@@ -215,6 +224,6 @@ def price_layout(inst: Instance, layout: Sequence[Sequence[int]], params: BlendP
             cost += w
         else:
             cost += params.r * w
-            loss += params.blend_loss(w, len(nodes[s].context ^ nd.context))
+            loss += params.blend_loss(w, len(nodes[s].context ^ nd.context), nd.through)
     return BlendResult(objective=cost + params.price * loss, cost=cost, loss=loss, prefix_cost=prefix,
                        layout=[list(s) for s in layout], modes=modes, nodes=nodes)

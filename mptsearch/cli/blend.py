@@ -15,12 +15,15 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, json_option, no
               help="Price of one unit of loss, in prefill tokens (>= 0).")
 @click.option("--beta", type=float, default=0.0, show_default=True, metavar="BETA",
               help="Loss per mismatched context chunk (>= 0); 0 is the constant loss model.")
+@click.option("--per-answer", is_flag=True,
+              help="Charge a blended node's loss to every request through it, not once (docs/beyond_prefix.md, "
+                   "section 7; exhaustive solver).")
 @click.option("--max-layouts", type=click.IntRange(1, None), default=200_000, show_default=True,
               help="Refuse the exhaustive solver (BETA > 0) past this many layouts.")
 @json_option
 @quiet_option
 @out_option("Also write the JSON result to PATH, atomically.")
-def blend(instance, r, price, beta, max_layouts, as_json, quiet, out):
+def blend(instance, r, price, beta, per_answer, max_layouts, as_json, quiet, out):
     """Exact OPT_blend of INSTANCE: prefix hits, blends of cached chunk copies, full recomputes.
 
     Requests are served in the given order; the objective is prefill cost + LAMBDA * loss.
@@ -32,7 +35,7 @@ def blend(instance, r, price, beta, max_layouts, as_json, quiet, out):
     from ..blend.model import BlendParams
     from ..instance import parse_instance
 
-    params = BlendParams(r, price, beta)  # InstanceError -> one line, exit 2
+    params = BlendParams(r, price, beta, per_answer)  # InstanceError -> one line, exit 2
     inst = parse_instance(instance)
     for msg in inst.notes:
         note(f"note: {msg}", quiet)
@@ -47,7 +50,8 @@ def blend(instance, r, price, beta, max_layouts, as_json, quiet, out):
         note(f"wrote {out}", quiet)
     p = res["parameters"]
     click.echo(f"instance  {res['instance']}")
-    click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g} (c = min(1, r + lambda) = {p['c']:g})")
+    click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g} (c = min(1, r + lambda) = {p['c']:g})"
+               + ("; loss per answer" if p["per_answer"] else ""))
     click.echo(f"OPT_free (prefix only)   {res['opt_free']}")
     click.echo(f"OPT_blend                {res['opt_blend']:g}  = cost {res['cost']:g} + lambda * loss {res['loss']:g}")
     click.echo(f"lower bound (P5)         {res['lower_bound']:g}")
