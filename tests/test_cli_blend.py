@@ -108,3 +108,29 @@ def test_per_answer_flag(capsys):
     d = json.loads(out)
     assert code == 0 and d["parameters"]["per_answer"] is True and d["method"] == "exhaustive"
     assert d["rechecked"]["match"] is True
+
+
+def test_trace_mode_against_the_bounds_and_the_closed_form(capsys):
+    from mptsearch.blend.trace import blend_trace
+    from mptsearch.serving.sparse import read_sparse
+
+    tr = read_sparse("tests/data/serving_small.jsonl")
+    k = int(max(tr.indptr[1:] - tr.indptr[:-1]))
+    for method in ("production", "agglomerative"):
+        # beta = 0: every node past a chunk's first blends (r + lambda < 1), closed form of P2
+        res = blend_trace(tr, method, BlendParams(0.15, 0.05), "first")
+        wU, C = res["distinct"], res["prefix_cost"]
+        assert res["cost"] == pytest.approx(wU + 0.15 * (C - wU), abs=1e-3)
+        assert res["loss"] == pytest.approx(C - wU, abs=1e-3)
+        p = BlendParams(0.15, 0.05, 1.0)
+        c, cp = p.c, min(1.0, 0.15 + 0.05 * (1 + 2 * (k - 1)))
+        first, greedy = blend_trace(tr, method, p, "first"), blend_trace(tr, method, p, "greedy")
+        assert greedy["objective"] <= first["objective"] + 1e-6  # the first copy is always a candidate
+        assert (1 - c) * wU + c * C - 1e-6 <= greedy["objective"]  # P5 for this layout
+        assert first["objective"] <= (1 - cp) * wU + cp * C + 1e-6  # P8 for this layout
+    code, out, _ = run(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.15", "--price", "0.05",
+                        "--beta", "1", "--json"], capsys)
+    assert code == 0 and json.loads(out)["objective"] == pytest.approx(
+        blend_trace(tr, "agglomerative", BlendParams(0.15, 0.05, 1.0), "greedy")["objective"])
+    code, _, err = run(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.15", "--method", "nope"], capsys)
+    assert code == 2 and "unknown method 'nope'" in err
