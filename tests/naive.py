@@ -134,3 +134,47 @@ def naive_min_accessible_family(requests) -> int:
             if all(any(s - {x} in fam for x in s) for s in fam if s):
                 return len(fam) - 1
     raise AssertionError("the family of all subsets is accessible")
+
+
+def naive_opt_blend(orders, weights, r, price, beta, per_answer=False):
+    """OPT_blend of docs/beyond_prefix.md by brute force: every layout, every node's mode.
+
+    Requests are served in the given order; a chunk whose prefix (as a tuple) was served
+    before is a hit; every other chunk position is a new node that is either computed fully
+    (cost w) or blended from any earlier *full* node of the same chunk (cost r w, loss
+    w (1 + beta |context difference|)). Returns (objective, cost, loss) of the best choice,
+    ties to the lowest cost. No trie, no per-chunk decomposition: one recursion over the new
+    nodes of every layout. ``per_answer``: a blend's loss is multiplied by the number of
+    sequences that have its prefix.
+    """
+    from itertools import permutations, product
+
+    best = None
+    for layout in product(*(permutations(o) for o in orders)):
+        seen = set()
+        new = []  # (chunk, context) of every position that is not a hit, in serving order
+        for seq in layout:
+            for p in range(len(seq)):
+                if seq[:p + 1] not in seen:
+                    seen.add(seq[:p + 1])
+                    times = sum(1 for s in layout if s[:p + 1] == seq[:p + 1]) if per_answer else 1
+                    new.append((seq[p], frozenset(seq[:p]), times))
+
+        def go(j, full):
+            if j == len(new):
+                return (0.0, 0.0, 0.0)
+            x, ctx, times = new[j]
+            w = weights[x]
+            sub = go(j + 1, full + ((x, ctx),))
+            options = [(sub[0] + w, sub[1] + w, sub[2])]
+            for y, c2 in full:
+                if y == x:
+                    loss = w * (1 + beta * len(ctx ^ c2)) * times
+                    sub = go(j + 1, full)
+                    options.append((sub[0] + r * w + price * loss, sub[1] + r * w, sub[2] + loss))
+            return min(options)
+
+        val = go(0, ())
+        if best is None or val < best:
+            best = val
+    return best

@@ -38,6 +38,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify": ("verify", "verify", "Verify OPT_free/OPT_glob by independent methods, recheck witnesses and claims."),
     "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),
     "hardness": ("verify", "hardness", "Graph -> k=2 instance: check cost = tau(G) + |E| by vertex-cover solvers."),
+    "blend": ("blend", "blend", "Exact OPT_blend: prefix hits, blends of cached chunk copies, full recomputes."),
 }
 
 

@@ -130,11 +130,12 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
 
 
 @click.command("anneal")
-@click.option("--objective", type=click.Choice(["ratio", "shortfall", "cost-ratio", "online"]), default="ratio",
-              show_default=True,
+@click.option("--objective", type=click.Choice(["ratio", "shortfall", "cost-ratio", "online", "blend"]),
+              default="ratio", show_default=True,
               help="ratio = OPT_glob/OPT_free; shortfall = optimal savings / agglomerative savings; "
                    "cost-ratio = --heuristic's cost / OPT_free; online = the online layouter's cost "
-                   "(--window) / OPT_free over arrival orders.")
+                   "(--window) / OPT_free over arrival orders; blend = OPT_free / w(U), what blending "
+                   "cached chunk copies gains over prefix-only layouts (docs/beyond_prefix.md).")
 @click.option("--heuristic", default="greedy", show_default=True, metavar="NAME",
               help="cost-ratio: greedy, agglomerative, heaviest-first (mptsearch.heuristics.registry).")
 @click.option("--window", type=click.IntRange(1), default=1, show_default=True,
@@ -264,6 +265,13 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
         click.echo("optimal global order: " + " ".join(map(str, cert["glob_order"])))
     elif objective in ("cost-ratio", "online"):
         _echo_ordered(cert)
+    elif objective == "blend":
+        click.echo(f"canonical {cert['canonical']}")
+        click.echo(f"OPT_free {cert['opt_free']}  w(U) {cert['w_U']}  OPT_free / w(U) {cert['fraction']} = "
+                   f"{cert['value']:.4f}")
+        click.echo("OPT_free / OPT_blend (constant model, lambda = 0): "
+                   + ", ".join(f"{v:.4f} at r = {c}" for c, v in cert["blend_ratio_at_c"].items()))
+        click.echo("optimal free layout: " + _seqs(cert["free_layout"]))
     else:
         click.echo(f"weights   {' '.join(f'{lab}:{w}' for lab, w in cert['instance_weights'].items())}")
         click.echo(f"canonical {cert['canonical']}  weights {cert['weights']}")
