@@ -136,7 +136,7 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
                    "cost-ratio = --heuristic's cost / OPT_free; online = the online layouter's cost "
                    "(--window) / OPT_free over arrival orders.")
 @click.option("--heuristic", default="greedy", show_default=True, metavar="NAME",
-              help="cost-ratio: greedy, agglomerative, heaviest-first (mptsearch.heuristics.registry).")
+              help="cost-ratio: greedy, agglomerative, heaviest-first, best-of, class-orders (mptsearch.heuristics.registry).")
 @click.option("--window", type=click.IntRange(1), default=1, show_default=True,
               help="online: the layouter's window W (arrivals laid out together).")
 @click.option("-k", "--k", "k_text", default=None, metavar="K|LO-HI",
