@@ -171,3 +171,18 @@ def test_b7_cost_and_savings_factors_are_one_identity():
             assert sigma <= k
             if alpha >= 0:
                 assert rho <= (1 - alpha) * k + alpha
+
+
+@pytest.mark.parametrize("c,k", [(2, 4), (3, 4), (2, 5), (2, 6)])
+def test_b7_global_orders_savings_on_s_c_k(c, k):
+    """B7 (d): (Sigma - OPT_glob)/(Sigma - OPT_free) < (c-1)(s+1)/(2((c-1)s - 1)) on S(c, k), k >= 4,
+    and Sigma - OPT_glob < Sigma/2 (exact OPT_glob and OPT_free)."""
+    inst = sunflowers(c, k)
+    s = k - 1
+    total = inst.total_weight()
+    assert total == c * (c - 1) * s * (s + 1)
+    glob, free = opt_glob(inst).value, opt_free(inst).value
+    alpha = Fraction(total - glob, total - free)
+    assert 2 * (total - glob) < total
+    assert alpha < Fraction((c - 1) * (s + 1), 2 * ((c - 1) * s - 1))
+    assert Fraction(total - free) >= c * s * ((c - 1) * s - 1)
