@@ -1,0 +1,56 @@
+"""docs/theta_k.md, "rho_1(3) < 2?": the least-depth candidate order (chunks by their least
+depth in an optimal trie, a fixed order or its reverse within a depth) has ratio -> 2 = (k+1)/2
+at k = 3 on the family Q_q, so it cannot prove rho_1(3) < 2 (while OPT_glob = OPT_free there)."""
+
+from fractions import Fraction
+from itertools import permutations
+
+import pytest
+
+from mptsearch.exact.free import opt_free
+from mptsearch.exact.glob import opt_glob
+from mptsearch.instance import from_lists
+from mptsearch.trie import order_cost, trie_cost
+
+
+def q_family(q: int):
+    """Requests {a_i, b_i, c_j} (i, j < q) and {c_j}; labels a0.., b0.., c0.."""
+    reqs = [[f"a{i}", f"b{i}", f"c{j}"] for i in range(q) for j in range(q)] + [[f"c{j}"] for j in range(q)]
+    return from_lists(reqs)
+
+
+def least_depth(layout) -> dict:
+    depth = {}
+    for s in layout:
+        for d, x in enumerate(s, 1):
+            depth[x] = min(depth.get(x, d), d)
+    return depth
+
+
+def optimal_layout(inst, q):
+    """a_i, b_i, c_j for the 3-chunk requests, c_j alone: q^2 + 3q nodes."""
+    lab = {x: i for i, x in enumerate(inst.labels)}
+    return [tuple(sorted(o, key=lambda x: inst.labels[x][0])) for o in inst.orders], lab
+
+
+@pytest.mark.parametrize("q", [2, 3, 4, 6])
+def test_q_family_opt_and_every_least_depth_order_pays_2q2(q):
+    inst = q_family(q)
+    layout, _ = optimal_layout(inst, q)
+    assert trie_cost(inst, layout) == q * q + 3 * q
+    if inst.m <= 12:
+        assert opt_free(inst).value == q * q + 3 * q          # the counting lower bound, exactly
+        assert opt_glob(inst).value == q * q + 3 * q          # a global order is optimal here
+    depth = least_depth(layout)
+    group1 = [x for x in depth if depth[x] == 1]
+    group2 = [x for x in depth if depth[x] == 2]
+    assert len(group1) == 2 * q and len(group2) == q
+    # every order of the least-depth type (group 1 in any order, then group 2) costs >= 2 q^2 + q:
+    # the q^2 pairs {a_i, c_j} are distinct depth-2 nodes and the requests' ends q^2 more
+    tried = list(permutations(group1)) if q <= 3 else [group1, group1[::-1]]
+    for g1 in tried:
+        cost = order_cost(inst, list(g1) + group2)
+        assert cost >= 2 * q * q + q
+    fwd = order_cost(inst, group1 + group2)
+    rev = order_cost(inst, group1[::-1] + group2[::-1])
+    assert Fraction(min(fwd, rev), q * q + 3 * q) >= Fraction(2 * q + 1, q + 3)   # -> 2 = (k+1)/2
