@@ -33,6 +33,13 @@ def optimal_layout(inst, q):
     return [tuple(sorted(o, key=lambda x: inst.labels[x][0])) for o in inst.orders], lab
 
 
+def test_q2_has_a_second_optimal_trie():
+    """At q = 2 the layout (c_j, a_i, b_i) is optimal too, so Proposition Q's least depths need q >= 3."""
+    inst = q_family(2)
+    other = [tuple(sorted(o, key=lambda x: "cab".index(inst.labels[x][0]))) for o in inst.orders]
+    assert trie_cost(inst, other) == opt_free(inst).value == 10
+
+
 @pytest.mark.parametrize("q", [2, 3, 4, 6])
 def test_q_family_opt_and_every_least_depth_order_pays_2q2(q):
     inst = q_family(q)
