@@ -216,10 +216,55 @@ def plots(data: dict) -> list[str]:
     return written
 
 
+#: The proved factors the finds are checked against (docs/approximation.md): name -> factor(k, unit).
+PROVED = {"heaviest-first": lambda k, unit: Fraction(k),
+          "class-orders": lambda k, unit: Fraction(k + 1, 2),
+          "agglomerative": lambda k, unit: Fraction(k + 1, 2) if unit else None}
+
+
+def _within_proved(row) -> bool:
+    """The find respects its heuristic's proved factor (agglomerative with weights: (Sigma + OPT)/2)."""
+    k, unit = max(len(q) for q in row["requests"]), row["weights"] == "1-1"
+    if row["heuristic"] == "agglomerative" and not unit:
+        w = row["instance_weights"]
+        total = sum(w[x] if isinstance(w, list) else w[str(x)] for q in row["requests"] for x in q)
+        return 2 * row["heuristic_cost"] <= total + row["opt_free"]
+    factor = PROVED.get(row["heuristic"], lambda k, unit: None)(k, unit)
+    return factor is None or Fraction(row["heuristic_cost"], row["opt_free"]) <= factor
+
+
+def summary(data: dict) -> dict:
+    """results/approximation/summary.json: the OP2 row of results/README.md, from search.json."""
+    worst = defaultdict(dict)
+    for r in data["rows"]:
+        key = (r["heuristic"], r["weights"])
+        if Fraction(r["ratio"]) > Fraction(worst[key].get(r["k"], "0")):
+            worst[key][r["k"]] = r["ratio"]
+    agg = {k: round(float(Fraction(v)), 4) for k, v in sorted(worst[("agglomerative", "1-1")].items())}
+    cls = max((Fraction(v) for v in worst[("class-orders", "1-20")].values()), default=None)
+    ok = all(_within_proved(r) for r in data["rows"])
+    claim = {"claim": "OP2", "what": "open problem 2: approximating the cost OPT_free (constant factor or APX-hard?)",
+             "paper": "open: a constant factor, or APX-hard? (the paper approximates only the savings)",
+             "ours": "proved (docs/approximation.md): APX-hard for every fixed k >= 2 (A5, unit weights); "
+                     "deterministic (k+1)/2 for any weights by class-orders (B5, tight for it); no global-order "
+                     "algorithm below k/2 (B6); agglomerative (k+1)/2 for unit weights (B2)",
+             "agree": None,
+             "detail": f"computed ({len(data['rows'])} annealed searches, 8 chunks): every find within its "
+                       f"heuristic's proved factor: {ok}; agglomerative's worst find per k, unit weights: "
+                       + ", ".join(f"k={k}: {v}" for k, v in agg.items())
+                       + (f"; class-orders' worst weighted find {cls} = {float(cls):.4f}" if cls is not None else "")
+                       + " (computed lower bounds, not maxima)",
+             "command": data["command"]}
+    return {"experiment": "hard_instances (cost-ratio)", "claims": [claim]}
+
+
 def report() -> None:
     data = json.loads((APPROX / "search.json").read_text())
     (APPROX / "table.md").write_text(table_md(data))
     plots(data)
+    _write(APPROX / "summary.json", summary(data))
+    _write(APPROX / "meta.json", {key: data.get(key) for key in ("experiment", "config", "seed", "version",
+                                                                  "git_commit", "machine", "started", "command")})
 
 
 def main(argv=None) -> None:
