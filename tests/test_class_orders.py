@@ -186,3 +186,30 @@ def test_b7_global_orders_savings_on_s_c_k(c, k):
     assert 2 * (total - glob) < total
     assert alpha < Fraction((c - 1) * (s + 1), 2 * ((c - 1) * s - 1))
     assert Fraction(total - free) >= c * s * ((c - 1) * s - 1)
+
+
+def _float_and_decimal_agree(N):
+    import numpy as np
+    from decimal import ROUND_FLOOR, Decimal, localcontext
+
+    a = np.log(np.arange(1, N + 1, dtype=np.float64))
+    frac = a - np.floor(a)
+    order = np.argsort(frac, kind="stable")
+    with localcontext() as ctx:
+        ctx.prec = 50
+        logs = [Decimal(w).ln() for w in range(1, N + 1)]
+        floors = [int(v.to_integral_value(rounding=ROUND_FLOOR)) for v in logs]
+        exact = [logs[i] - floors[i] for i in order]
+    assert floors == [int(v) for v in np.floor(a)]
+    assert all(exact[j] < exact[j + 1] for j in range(N - 1)) or N == 1
+
+
+def test_b5_twin_logarithms_agree_with_decimals_up_to_10_4():
+    """The compiled twin's float64 floors and fractional-part order of ln w equal the 50-digit
+    ones for every weight up to 10^4 (so the twin's candidates are the public function's)."""
+    _float_and_decimal_agree(10 ** 4)
+
+
+@pytest.mark.slow
+def test_b5_twin_logarithms_agree_with_decimals_up_to_10_5():
+    _float_and_decimal_agree(10 ** 5)
