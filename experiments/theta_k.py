@@ -400,9 +400,11 @@ def _claims(dk, sun, best_by_k, best_uniform, mixed):
                        "(proof: docs/theta_k.md; D_k exact, ratio (k-1)(k+3)/(4k-2))",
                        "paper": "Omega(k/log k) .. O(k), open",
                        "ours": f"D_k ratio at k={dk['rows'][-1]['k']}: {dk['rows'][-1]['ratio']:.2f}; "
-                               "proved k/2 <= rho_1(k) <= rho(k) <= (k+1)/2 for k >= 2 (unit weights and weighted)",
+                               "proved k/2 <= rho_1(k) <= rho(k) <= (k+1)/2 for k >= 2 (unit weights and weighted); "
+                               "unit weights rho_1(k) <= (k+1)/2 - (k-1)/(2(k^2-k-1)) (Lemma 6: rho_1(3) <= 9/5)",
                        "agree": None,
-                       "detail": "proved: Lemmas 1-5 of docs/theta_k.md, each checked in tests/test_theta_k.py; "
+                       "detail": "proved: Lemmas 1-6 of docs/theta_k.md, checked in tests/test_theta_k.py and "
+                                 "tests/test_rho1_candidates.py; "
                                  f"computed D_k rows fit both closed forms: {ok}"})
     if best_uniform:
         claims.append({"claim": "OP1", "what": "best certified OPT_glob/OPT_free per k, requests of exactly k "
