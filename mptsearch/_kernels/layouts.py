@@ -178,6 +178,12 @@ def order_cost(req, m, n, weights, order):
 def heaviest_first_cost(req, m, n, weights):
     """Trie cost of the layout induced by the global order of decreasing weight (ties to the
     smaller chunk id). O(n^2 + m n + m^2 k)."""
+    return order_cost(req, m, n, weights, _heaviest_first(n, weights))
+
+
+@njit(cache=True)
+def _heaviest_first(n, weights):
+    """Chunk ids by decreasing weight, ties to the smaller id (stable insertion sort, O(n^2))."""
     order = np.empty(n, dtype=np.int64)
     for x in range(n):
         j = x
@@ -185,7 +191,7 @@ def heaviest_first_cost(req, m, n, weights):
             order[j] = order[j - 1]
             j -= 1
         order[j] = x
-    return order_cost(req, m, n, weights, order)
+    return order
 
 
 @njit(cache=True)
@@ -196,13 +202,7 @@ def class_orders_cost(req, m, n, weights):
     smaller id) or, in the reversed candidate, the reverse of that. Logarithms in float64 (the
     public function compares them in 50-digit decimals; both give the same floors and the same
     order of fractional parts for every weight up to 10^5, tests/test_class_orders.py). O(n (n^2 + m n + m^2 k))."""
-    hf = np.empty(n, dtype=np.int64)  # heaviest first, ties to the smaller id
-    for x in range(n):
-        j = x
-        while j > 0 and weights[hf[j - 1]] < weights[x]:
-            hf[j] = hf[j - 1]
-            j -= 1
-        hf[j] = x
+    hf = _heaviest_first(n, weights)
     fl = np.empty(n, dtype=np.int64)
     fr = np.empty(n, dtype=np.float64)
     for x in range(n):
