@@ -150,6 +150,10 @@ def table_md(data: dict) -> str:
              "(a find is an instance), not proved maxima; `certified` = OPT_free proved by two "
              "independent methods and the heuristic's layout rechecked on the trie.",
              ""]
+    for e in data.get("earlier_runs", []):
+        lines += [f"Rows of {', '.join(e['heuristics'])} at the cells that run already had come from an earlier run "
+                  f"(`{e['command']}`, version {e['version']}, commit {e['git_commit'][:12]}); this run added the "
+                  "cells it lacked (`--missing`).", ""]
     best = defaultdict(lambda: None)
     for r in rows:
         key = (r["heuristic"], r["weights"], r["k"])
@@ -241,6 +245,7 @@ def summary(data: dict) -> dict:
         if Fraction(r["ratio"]) > Fraction(worst[key].get(r["k"], "0")):
             worst[key][r["k"]] = r["ratio"]
     agg = {k: round(float(Fraction(v)), 4) for k, v in sorted(worst[("agglomerative", "1-1")].items())}
+    aggw = {k: round(float(Fraction(v)), 4) for k, v in sorted(worst[("agglomerative", "1-20")].items())}
     cls = max((Fraction(v) for v in worst[("class-orders", "1-20")].values()), default=None)
     ok = all(_within_proved(r) for r in data["rows"])
     claim = {"claim": "OP2", "what": "open problem 2: approximating the cost OPT_free (constant factor or APX-hard?)",
@@ -252,6 +257,7 @@ def summary(data: dict) -> dict:
              "detail": f"computed ({len(data['rows'])} annealed searches, 8 chunks): every find within its "
                        f"heuristic's proved factor: {ok}; agglomerative's worst find per k, unit weights: "
                        + ", ".join(f"k={k}: {v}" for k, v in agg.items())
+                       + "; weights 1-20: " + ", ".join(f"k={k}: {v}" for k, v in aggw.items())
                        + (f"; class-orders' worst weighted find {cls} = {float(cls):.4f}" if cls is not None else "")
                        + " (computed lower bounds, not maxima)",
              "command": data["command"]}
