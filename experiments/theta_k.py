@@ -247,7 +247,8 @@ def report(run):
         rows = sun["rows"]
         lines += ["## S(c, k): c cores of k-1 chunks", "",
                   "OPT_glob by the orbit DP; OPT_free between the proved lower bound (Lemma 5) and the layout "
-                  "cost c^2(k-1); ratio_lb = OPT_glob / layout cost <= OPT_glob/OPT_free.", "",
+                  "cost c^2(k-1); ratio_lb = OPT_glob / layout cost <= OPT_glob/OPT_free. For k >= 4 OPT_free equals "
+                  "the layout cost (Lemma 5', docs/theta_k.md), so there ratio_lb is the exact ratio of S(c, k).", "",
                   "S+(c, k) adds each core alone as a request (sizes k-1 and k, still 'at most k'): the same "
                   "layout serves it at the same cost, and OPT_free cannot drop when requests are added.", "",
                   "| c | k | n | m | OPT_glob (orbit DP) | core-order cost | Lemma 4 | OPT_free in | exact DP | ratio_lb | ratio_lb/k "
