@@ -137,7 +137,7 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
                    "(--window) / OPT_free over arrival orders; blend = OPT_free / w(U), what blending "
                    "cached chunk copies gains over prefix-only layouts (docs/beyond_prefix.md).")
 @click.option("--heuristic", default="greedy", show_default=True, metavar="NAME",
-              help="cost-ratio: greedy, agglomerative, heaviest-first (mptsearch.heuristics.registry).")
+              help="cost-ratio: greedy, agglomerative, heaviest-first, best-of, class-orders (mptsearch.heuristics.registry).")
 @click.option("--window", type=click.IntRange(1), default=1, show_default=True,
               help="online: the layouter's window W (arrivals laid out together).")
 @click.option("-k", "--k", "k_text", default=None, metavar="K|LO-HI",
