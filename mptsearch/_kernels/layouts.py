@@ -20,7 +20,7 @@ the order of the instance's chunk ids). These kernels allocate their few small b
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._bits import ctz, popcount
 from .agglomerative import agglomerative_tree

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._kernels.agglomerative import agglomerative_savings
 from .._kernels.free import free_savings, free_savings_fastest
