@@ -1,0 +1,266 @@
+"""The nested chain, its random twin, and exhaustive online games (docs/online.md, Sections
+4-5 and 9; paper, Section 7.2 and open problem 3).
+
+- :func:`nested_chain_adversary`: R_1 = k chunks, R_{j+1} = R_j minus the first chunk the
+  algorithm committed for R_j (no fresh chunk). Every response pays k(k+1)/2 while
+  OPT_free = k (docs/online.md, Theorem N). Played against any object with
+  :class:`~mptsearch.serving.online.OnlineLayouter`'s ``add``/``flush`` protocol, W copies
+  interleaved round-robin (Lemma 2).
+- :func:`nested_chain_responses`: every response of a W = 1 algorithm to one chain.
+- :func:`random_nested_value`: the least expected cost of a deterministic W = 1 algorithm on
+  the random nested chain (the dropped chunk uniform), exact expectimin (Theorem RN: k(k+3)/4).
+- :func:`sliding_opt_free`, :func:`sliding_opt_free_lower`, :func:`drop_first_cap`: the
+  first-in-first-out response to the drop-first adversary and the cap it puts on that
+  adversary's guarantee (Theorem 3c).
+- :func:`worst_ratio`: the exact worst case of a W = 1 algorithm over every request sequence of
+  a given length (canonical fresh labels), used to test candidate algorithms (Section 9).
+
+Unit weights throughout; trie costs by a dictionary trie (:func:`trie_nodes`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations, permutations
+from typing import Callable, Iterator, Sequence
+
+from .families import min_external_path_length
+from .instance import InstanceError
+
+__all__ = ["trie_nodes", "nested_chain_adversary", "nested_chain_responses", "nested_lower_bound",
+           "random_nested_lower_bound", "random_nested_value", "sliding_opt_free", "sliding_opt_free_lower",
+           "drop_first_cap", "canonical_sequences", "worst_ratio", "greedy_oldest", "greedy_id",
+           "adversary_forces"]
+
+
+def trie_nodes(seqs: Sequence[Sequence[int]]) -> set:
+    """The nonempty prefixes of the sequences (the trie's nodes; unit-weight cost = its size)."""
+    return {tuple(s[:i]) for s in seqs for i in range(1, len(s) + 1)}
+
+
+# ---- Theorem N: the nested chain ---------------------------------------------------------------
+
+def nested_lower_bound(k: int) -> Fraction:
+    """(k+1)/2: every deterministic algorithm, every W, requests of at most k chunks (Theorem N)."""
+    return Fraction(k + 1, 2)
+
+
+def random_nested_lower_bound(k: int) -> Fraction:
+    """(k+3)/4: every randomised algorithm, oblivious adversary, every W (Theorem RN)."""
+    return Fraction(k + 3, 4)
+
+
+def nested_chain_adversary(k: int, window: int, algorithm) -> tuple[list, list]:
+    """Play ``window`` interleaved nested chains (docs/online.md, Theorem N) against
+    ``algorithm`` (``add(chunks, id=...)`` -> committed (id, order) pairs; ``flush()``).
+
+    Copy g's step s (s = 0..k-1) is at position s W + g; it is copy g's previous request
+    minus the first chunk the algorithm committed for it. Returns (requests, orders) in
+    arrival order. O(k W) calls.
+
+    Raises
+    ------
+    InstanceError
+        If a request is not committed before its copy's next request is due.
+    """
+    if k < 1 or window < 1:
+        raise InstanceError(f"k and window must be >= 1, got {k}, {window}")
+    cur = [[g * k + x for x in range(k)] for g in range(window)]
+    reqs: list = []
+    done: dict = {}
+    for s in range(k):
+        for g in range(window):
+            if s > 0:
+                prev = (s - 1) * window + g
+                if prev not in done:
+                    raise InstanceError(f"request {prev} was not committed before its chain's next request")
+                cur[g] = [x for x in cur[g] if x != done[prev][0]]
+            reqs.append(list(cur[g]))
+            done.update((rid, list(seq)) for rid, seq in algorithm.add(list(cur[g]), id=len(reqs) - 1))
+    done.update((rid, list(seq)) for rid, seq in algorithm.flush())
+    return reqs, [done[j] for j in range(len(reqs))]
+
+
+def nested_chain_responses(k: int) -> Iterator[tuple[list, list]]:
+    """Every (requests, orders) of one nested chain at W = 1: every order of every request, the
+    next request dropping the committed first chunk. k! (k-1)! ... 1! paths."""
+    def rec(req, reqs, orders):
+        for order in permutations(sorted(req)):
+            nxt = [x for x in req if x != order[0]]
+            if nxt:
+                yield from rec(nxt, reqs + [sorted(req)], orders + [list(order)])
+            else:
+                yield reqs + [sorted(req)], orders + [list(order)]
+    yield from rec(list(range(k)), [], [])
+
+
+# ---- Theorem RN: the random nested chain, exact expectimin ----------------------------------------
+
+def _canon(req: tuple, nodes: frozenset) -> tuple:
+    """(r, nodes relabelled) minimised over every bijection of ``req`` onto 0..r-1: the state
+    up to renaming (the future does not depend on the names). O(r! |nodes|)."""
+    best = None
+    for perm in permutations(range(len(req))):
+        name = dict(zip(req, perm))
+        key = tuple(sorted(tuple(name[x] for x in v) for v in nodes))
+        if best is None or key < best:
+            best = key
+    return len(req), best
+
+
+@lru_cache(maxsize=None)
+def _expectimin(r: int, nodes: tuple) -> Fraction:
+    """Least expected cost of requests of sizes r, r-1, ..., 1 (R = {0..r-1}, each next one the
+    current minus a uniform chunk) given the trie nodes inside R."""
+    if r == 0:
+        return Fraction(0)
+    have = set(nodes)
+    best = None
+    for order in permutations(range(r)):
+        pre = [order[:i] for i in range(1, r + 1)]
+        new = [p for p in pre if p not in have]
+        union = have.union(pre)
+        tail = Fraction(0)
+        for u in range(r):
+            rest = tuple(x for x in range(r) if x != u)
+            tail += _expectimin(*_canon(rest, frozenset(v for v in union if u not in v)))
+        val = len(new) + tail / r
+        if best is None or val < best:
+            best = val
+    return best
+
+
+def random_nested_value(k: int) -> Fraction:
+    """The least expected trie cost of a deterministic W = 1 algorithm on the random nested
+    chain R_1 = k chunks, R_{j+1} = R_j minus a uniform chunk (docs/online.md, Theorem RN), by
+    expectimin over every state (trie nodes inside the current request, up to renaming).
+    OPT_free = k on every outcome. Exponential: k <= 5."""
+    return _expectimin(k, ())
+
+
+# ---- Theorem 3c: the first-in-first-out response to drop-first -------------------------------------
+
+def sliding_opt_free(k: int, length: int) -> int:
+    """OPT_free of the sliding family R_j = {j, ..., j+k-1}, j = 1..L, for 1 <= L <= k+1:
+    k + EPL_min(L) - L + 1 (docs/online.md, Theorem 3c)."""
+    if not 1 <= length <= k + 1:
+        raise ValueError(f"the formula holds for 1 <= L <= k+1, got L = {length}, k = {k}")
+    return k + min_external_path_length(length) - length + 1
+
+
+def sliding_opt_free_lower(k: int, length: int) -> int:
+    """A proved lower bound on OPT_free of the sliding family for every L (Theorem 3c): exact
+    for L <= k+1; beyond, the largest of n = k + L - 1, q EPL_min(k+1) (q blocks of k+1
+    requests starting 2k apart, on disjoint chunks) and half the sum over consecutive blocks
+    of k+1 requests (alternate blocks have disjoint chunks)."""
+    if length <= k + 1:
+        return sliding_opt_free(k, length)
+    full = sliding_opt_free(k, k + 1)
+    q = (length - k - 1) // (2 * k) + 1
+    a, s = divmod(length, k + 1)
+    alternate = a * full + (sliding_opt_free(k, s) if s else 0)
+    return max(k + length - 1, q * full, -(-alternate // 2))
+
+
+def drop_first_cap(k: int) -> tuple[Fraction, int, Fraction]:
+    """What the drop-first adversary can certify at request size k, bounded through its FIFO
+    response (Theorem 3c): (max over L <= k+1 of k L / OPT_free(sliding), the maximising L,
+    the bound min(k, 3 k^2 / EPL_min(k+1)) for every L > k+1). O(k)."""
+    best, arg = Fraction(0), 0
+    for L in range(1, k + 2):
+        r = Fraction(k * L, sliding_opt_free(k, L))
+        if r > best:
+            best, arg = r, L
+    return best, arg, min(Fraction(k), Fraction(3 * k * k, min_external_path_length(k + 1)))
+
+
+# ---- Section 9: exact worst cases of W = 1 algorithms ------------------------------------------
+
+def canonical_sequences(k: int, length: int) -> Iterator[list]:
+    """Every sequence of ``length`` distinct requests of 1..k chunks, fresh chunks named by the
+    next unused integers (every sequence is one of these up to renaming). Exponential."""
+    def rec(seq, n):
+        if len(seq) == length:
+            yield list(seq)
+            return
+        seen = {frozenset(r) for r in seq}
+        for size in range(1, k + 1):
+            for f in range(0, size + 1):
+                for old in combinations(range(n), size - f):
+                    req = tuple(old) + tuple(range(n, n + f))
+                    if frozenset(req) not in seen:
+                        yield from rec(seq + [req], n + f)
+    yield from rec([], 0)
+
+
+def greedy_oldest(history: Sequence[Sequence[int]], req: Sequence[int]) -> tuple:
+    """A W = 1 rule: the longest prefix already in the trie, then the rest oldest chunk first
+    (the chunk whose first appearance is earliest; fresh chunks last, by label)."""
+    nodes = trie_nodes(history)
+    first = {}
+    for t, s in enumerate(history):
+        for x in s:
+            first.setdefault(x, t)
+    left, path = set(req), ()
+    while True:
+        nxt = [x for x in left if path + (x,) in nodes]
+        if not nxt:
+            break
+        x = min(nxt, key=lambda c: (first.get(c, len(history)), c))
+        path += (x,)
+        left.discard(x)
+    return path + tuple(sorted(left, key=lambda c: (first.get(c, len(history)), c)))
+
+
+def greedy_id(history: Sequence[Sequence[int]], req: Sequence[int]) -> tuple:
+    """A W = 1 rule: the longest prefix already in the trie, then the rest in increasing label
+    (``online_layout``'s tie-break on a single request)."""
+    nodes = trie_nodes(history)
+    left, path = set(req), ()
+    while True:
+        nxt = sorted(x for x in left if path + (x,) in nodes)
+        if not nxt:
+            break
+        path += (nxt[0],)
+        left.discard(nxt[0])
+    return path + tuple(sorted(left))
+
+
+def worst_ratio(rule: Callable, k: int, length: int, opt: Callable) -> tuple[Fraction, list]:
+    """The largest ALG / OPT_free of the W = 1 algorithm ``rule(history, request) -> order``
+    over every canonical sequence of 1..``length`` requests of at most k chunks; ``opt(requests)``
+    is OPT_free. Returns (ratio, a worst sequence). Exponential in ``length``."""
+    best, arg = Fraction(0), []
+    for seq in canonical_sequences(k, length):
+        hist: list = []
+        for j, req in enumerate(seq):
+            hist.append(tuple(rule(hist, req)))
+            r = Fraction(len(trie_nodes(hist)), opt(seq[:j + 1]))
+            if r > best:
+                best, arg = r, seq[:j + 1]
+    return best, arg
+
+
+def adversary_forces(k: int, length: int, rho: Fraction, opt: Callable) -> bool:
+    """True if some adaptive W = 1 adversary of at most ``length`` requests (of 1..k chunks,
+    distinct, fresh chunks named canonically) forces ALG > ``rho`` OPT_free against every
+    response, i.e. ends, whatever orders are committed, at a history with T > rho OPT_free.
+    AND-OR search over every request and every order (``opt(requests)`` is OPT_free).
+    Exponential: k = 2 up to length 5, k = 3 up to 3."""
+    def wins(reqs, orders, n, left):
+        if reqs and len(trie_nodes(orders)) > rho * opt(reqs):
+            return True
+        if left == 0:
+            return False
+        seen = {frozenset(r) for r in reqs}
+        for size in range(1, k + 1):
+            for f in range(0, size + 1):
+                for old in combinations(range(n), size - f):
+                    req = tuple(old) + tuple(range(n, n + f))
+                    if frozenset(req) in seen:
+                        continue
+                    if all(wins(reqs + [req], orders + [order], n + f, left - 1) for order in permutations(req)):
+                        return True
+        return False
+    return wins([], [], 0, length)
