@@ -31,7 +31,7 @@ from .instance import InstanceError
 __all__ = ["trie_nodes", "nested_chain_adversary", "nested_chain_responses", "nested_lower_bound",
            "random_nested_lower_bound", "random_nested_value", "sliding_opt_free", "sliding_opt_free_lower",
            "drop_first_cap", "canonical_sequences", "worst_ratio", "greedy_oldest", "greedy_id",
-           "adversary_forces"]
+           "adversary_forces", "slot_interleave", "nested_chain_strategy"]
 
 
 def trie_nodes(seqs: Sequence[Sequence[int]]) -> set:
@@ -229,17 +229,29 @@ def greedy_id(history: Sequence[Sequence[int]], req: Sequence[int]) -> tuple:
 
 def worst_ratio(rule: Callable, k: int, length: int, opt: Callable) -> tuple[Fraction, list]:
     """The largest ALG / OPT_free of the W = 1 algorithm ``rule(history, request) -> order``
-    over every canonical sequence of 1..``length`` requests of at most k chunks; ``opt(requests)``
-    is OPT_free. Returns (ratio, a worst sequence). Exponential in ``length``."""
-    best, arg = Fraction(0), []
-    for seq in canonical_sequences(k, length):
-        hist: list = []
-        for j, req in enumerate(seq):
-            hist.append(tuple(rule(hist, req)))
-            r = Fraction(len(trie_nodes(hist)), opt(seq[:j + 1]))
-            if r > best:
-                best, arg = r, seq[:j + 1]
-    return best, arg
+    over every canonical sequence of 1..``length`` requests of at most k chunks (depth-first,
+    each prefix once); ``opt(requests)`` is OPT_free. Returns (ratio, a worst sequence).
+    Exponential in ``length``; the worst case over all sequences when the rule depends on the
+    labels only through their order of first appearance (then every sequence is isomorphic
+    to a canonical one on which the rule acts alike)."""
+    best: list = [Fraction(0), []]
+
+    def rec(seq, hist, n):
+        if seq:
+            r = Fraction(len(trie_nodes(hist)), opt(seq))
+            if r > best[0]:
+                best[0], best[1] = r, list(seq)
+        if len(seq) == length:
+            return
+        seen = {frozenset(r) for r in seq}
+        for size in range(1, k + 1):
+            for f in range(0, size + 1):
+                for old in combinations(range(n), size - f):
+                    req = tuple(old) + tuple(range(n, n + f))
+                    if frozenset(req) not in seen:
+                        rec(seq + [req], hist + [tuple(rule(hist, req))], n + f)
+    rec([], [], 0)
+    return best[0], best[1]
 
 
 def adversary_forces(k: int, length: int, rho: Fraction, opt: Callable) -> bool:
@@ -264,3 +276,72 @@ def adversary_forces(k: int, length: int, rho: Fraction, opt: Callable) -> bool:
                         return True
         return False
     return wins([], [], 0, length)
+
+
+def slot_interleave(strategy: Callable, window: int, copies: int, algorithm,
+                    labels_per_copy: int) -> tuple[list, list, list]:
+    """Theorem 4's embedding: W slots, each running copies of a W = 1 adversary one after another
+    on its own chunks; position p (0-based) belongs to slot p mod W.
+
+    ``strategy(history)`` gets one copy's ((request, order), ...) so far, in the copy's own labels
+    0 .. ``labels_per_copy`` - 1, and returns its next request or None when the copy is finished;
+    copy c's label x is c * ``labels_per_copy`` + x. A copy's consecutive requests are W
+    positions apart, so its previous request is committed (by a window-W ``algorithm`` with
+    ``OnlineLayouter``'s protocol) before the next is due. Stops once ``copies`` copies have
+    finished. Returns (requests, orders, copy of each position). O(positions) calls.
+
+    Raises
+    ------
+    InstanceError
+        If the algorithm has not committed a copy's request when its next one is due, or a
+        request uses a label outside 0 .. ``labels_per_copy`` - 1.
+    """
+    if window < 1 or copies < 1:
+        raise InstanceError(f"window and copies must be >= 1, got {window}, {copies}")
+    reqs: list = []
+    owner: list = []
+    done: dict = {}
+    slots: list = [None] * window  # per slot: (copy id, its positions)
+    started = finished = p = 0
+    while finished < copies:
+        g = p % window
+        while True:
+            if slots[g] is None:
+                slots[g] = (started, [])
+                started += 1
+            cid, pos = slots[g]
+            if any(q not in done for q in pos):
+                raise InstanceError(f"a request of copy {cid} was not committed before its next request")
+            off = cid * labels_per_copy
+            nxt = strategy([(tuple(x - off for x in reqs[q]), tuple(x - off for x in done[q])) for q in pos])
+            if nxt is not None:
+                break
+            finished += 1
+            slots[g] = None
+            if finished == copies:
+                break
+        if finished == copies:
+            break
+        if any(not 0 <= x < labels_per_copy for x in nxt):
+            raise InstanceError(f"request {list(nxt)} uses a label outside 0..{labels_per_copy - 1}")
+        reqs.append([x + off for x in nxt])
+        owner.append(cid)
+        pos.append(p)
+        done.update((rid, list(seq)) for rid, seq in algorithm.add(list(reqs[-1]), id=p))
+        p += 1
+    done.update((rid, list(seq)) for rid, seq in algorithm.flush())
+    return reqs, [done[j] for j in range(len(reqs))], owner
+
+
+def nested_chain_strategy(k: int, stop_on_smallest: bool = False) -> Callable:
+    """The nested chain as a ``strategy`` for :func:`slot_interleave`; with ``stop_on_smallest``
+    a copy also stops once a committed first chunk is the smallest of its request, so copies
+    have different lengths (a variable-length adversary, as in Theorem 4)."""
+    def strategy(hist):
+        if not hist:
+            return list(range(k))
+        req, order = hist[-1]
+        if len(req) == 1 or (stop_on_smallest and order[0] == min(req)):
+            return None
+        return [x for x in req if x != order[0]]
+    return strategy

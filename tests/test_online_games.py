@@ -223,3 +223,110 @@ def test_greedy_oldest_short_worst_case(k, L):
     ratio, seq = worst_ratio(greedy_oldest, k, L, opt)
     assert ratio == nested_lower_bound(k)
     assert [len(r) for r in seq] == list(range(k, 0, -1))
+
+
+# ---- Theorem G: k = 2, greedy-oldest is 3/2-competitive ------------------------------------------
+
+def _min_cover(edges, singles, verts):
+    """tau_S: the least vertex cover of ``edges`` containing ``singles`` (brute force)."""
+    from itertools import combinations
+
+    rest = sorted(set(verts) - set(singles))
+    for size in range(len(rest) + 1):
+        for extra in combinations(rest, size):
+            c = set(singles) | set(extra)
+            if all(a in c or b in c for a, b in edges):
+                return len(c)
+
+
+def _random_k2_sequence(rng, m, nverts):
+    m = min(m, nverts + nverts * (nverts - 1) // 2)  # there are no more distinct requests
+    seen, seq = set(), []
+    while len(seq) < m:
+        if rng.random() < 0.25:
+            r = (int(rng.integers(nverts)),)
+        else:
+            a, b = rng.choice(nverts, size=2, replace=False)
+            r = (int(a), int(b))
+        if frozenset(r) not in seen:
+            seen.add(frozenset(r))
+            seq.append(r)
+    return seq
+
+
+def test_greedy_oldest_k2_edge_cover_accounting_on_random_sequences():
+    """ALG = m_2 + |D|, OPT_free = m_2 + tau_S (exact DP), and 2|D| <= m_2 + 3 tau_S, i.e.
+    ALG <= 3/2 OPT_free (Theorem G), on random sequences of edges and singletons."""
+    import numpy as np
+
+    rng = np.random.default_rng(26)
+    worst = Fraction(0)
+    for _ in range(120):
+        seq = _random_k2_sequence(rng, int(rng.integers(2, 11)), int(rng.integers(3, 8)))
+        hist = []
+        for r in seq:
+            hist.append(greedy_oldest(hist, r))
+        edges = [r for r in seq if len(r) == 2]
+        singles = {r[0] for r in seq if len(r) == 1}
+        heads = {s[0] for s in hist}
+        tau = _min_cover(edges, singles, {x for r in seq for x in r})
+        assert trie_cost(hist) == len(edges) + len(heads)
+        assert opt(seq) == len(edges) + tau
+        assert 2 * len(heads) <= len(edges) + 3 * tau
+        worst = max(worst, Fraction(trie_cost(hist), opt(seq)))
+    assert worst <= Fraction(3, 2)
+
+
+def test_greedy_oldest_k2_charging_is_tight_on_the_nested_chain_and_long_paths():
+    """The two cases of Theorem G's count: the nested chain {a, b}, {b} reaches 3/2; the path
+    a-b, b-c, ... makes every edge a head (|D| = m) against tau = ceil(m / 2)."""
+    assert trie_cost([greedy_oldest([], (0, 1)), (1,)]) == 3 and opt([(0, 1), (1,)]) == 2
+    m = 9
+    path = [(i, i + 1) for i in range(m)]
+    hist = []
+    for r in path:
+        hist.append(greedy_oldest(hist, r))
+    assert [s[0] for s in hist] == list(range(m))
+    assert (trie_cost(hist), opt(path)) == (2 * m, m + (m + 1) // 2)
+
+
+# ---- Theorem 4: the slot interleaving of a variable-length adversary ----------------------------
+
+class _RandomCommitter:
+    """A window-W algorithm that commits each request on arrival in a random order."""
+
+    def __init__(self, seed):
+        import random
+
+        self.rng = random.Random(seed)
+
+    def add(self, req, id):
+        order = list(req)
+        self.rng.shuffle(order)
+        return [(id, order)]
+
+    def flush(self):
+        return []
+
+
+@pytest.mark.parametrize("W,seed", [(1, 0), (2, 1), (3, 2), (2, 3)])
+def test_slot_interleaving_accounting(W, seed):
+    """Copies add (cost and OPT_free), each finished copy keeps its own ratio, and the loss is
+    at most the OPT_free of the <= W unfinished copies, each <= k (n - 1) (Theorem 4)."""
+    from mptsearch.online_games import nested_chain_strategy, slot_interleave
+
+    k, copies = 3, 5
+    reqs, orders, owner = slot_interleave(nested_chain_strategy(k, stop_on_smallest=True), W, copies,
+                                          _RandomCommitter(seed), labels_per_copy=k)
+    ids = sorted(set(owner))
+    per = {c: [j for j in range(len(reqs)) if owner[j] == c] for c in ids}
+    for c, js in per.items():  # a copy's requests are exactly W positions apart
+        assert all(b - a == W for a, b in zip(js, js[1:]))
+    assert trie_cost(orders) == sum(trie_cost([orders[j] for j in js]) for js in per.values())
+    total_opt = opt(reqs)
+    assert total_opt == sum(opt([reqs[j] for j in js]) for js in per.values())
+    finished = [c for c, js in per.items() if len(reqs[js[-1]]) == 1 or orders[js[-1]][0] == min(reqs[js[-1]])]
+    unfinished = [c for c in ids if c not in finished]
+    assert len(finished) >= copies - 1 and len(unfinished) <= W
+    rho = min(Fraction(trie_cost([orders[j] for j in per[c]]), opt([reqs[j] for j in per[c]])) for c in finished)
+    assert trie_cost(orders) >= rho * (total_opt - W * k * (k - 1))
