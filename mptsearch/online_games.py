@@ -195,8 +195,9 @@ def canonical_sequences(k: int, length: int) -> Iterator[list]:
 
 
 def greedy_oldest(history: Sequence[Sequence[int]], req: Sequence[int]) -> tuple:
-    """A W = 1 rule: the longest prefix already in the trie, then the rest oldest chunk first
-    (the chunk whose first appearance is earliest; fresh chunks last, by label)."""
+    """A W = 1 rule (docs/online.md, Section 9): walk down the trie while a child's chunk is in the
+    request, taking the oldest such child (earliest first appearance, then label), then the rest
+    oldest first (fresh chunks last, by label). O(|history| k) per call."""
     nodes = trie_nodes(history)
     first = {}
     for t, s in enumerate(history):
@@ -214,8 +215,8 @@ def greedy_oldest(history: Sequence[Sequence[int]], req: Sequence[int]) -> tuple
 
 
 def greedy_id(history: Sequence[Sequence[int]], req: Sequence[int]) -> tuple:
-    """A W = 1 rule: the longest prefix already in the trie, then the rest in increasing label
-    (``online_layout``'s tie-break on a single request)."""
+    """A W = 1 rule: walk down the trie while a child's chunk is in the request, smallest label
+    first, then the rest in increasing label (``online_layout``'s tie-break by label)."""
     nodes = trie_nodes(history)
     left, path = set(req), ()
     while True:
