@@ -19,7 +19,8 @@ Writes results/online/:
 - ``sliding.csv``: OPT_free of the sliding family (drop-first's FIFO response) by the exact DP
   against Theorem 3c's formula (L <= k+1) and lower bound (beyond);
 - ``games.csv``: the exhaustive W = 1 games of Section 9 (adversaries of bounded length against
-  every response; greedy-oldest's exact worst case up to a length).
+  every response; greedy-oldest's exact worst case up to a length);
+- ``greedy_trace.csv``: greedy-oldest against ``online_layout`` on the committed small trace.
 
 Then experiments/online_plots.py draws ``online_ratio.png`` (and reads results/online/
 search.json from the anneal search when present).
@@ -256,6 +257,26 @@ def game_rows(deep: bool) -> list[dict]:
     return rows
 
 
+def greedy_trace_rows() -> list[dict]:
+    """Section 9: greedy-oldest (a W = 1 rule, blind to token weights) against ``online_layout`` on
+    the committed small trace tests/data/serving_small.jsonl (token weights, unbounded cache)."""
+    from mptsearch.online_games import greedy_oldest
+    from mptsearch.serving.online import online_layout
+    from mptsearch.serving.trace import read_trace, sequences_cost
+
+    tr = read_trace(str(ROOT / "tests" / "data" / "serving_small.jsonl"))
+    w = tr.instance.weights
+    lines = [list(s) for s in tr.lines]
+    hist: list = []
+    for r in lines:
+        hist.append(greedy_oldest(hist, r))
+    rows = [{"method": "greedy_oldest", "W": 1, "prefill": int(sequences_cost(w, hist))}]
+    rows += [{"method": "online_layout", "W": W, "prefill": int(sequences_cost(w, online_layout(lines, w, W)))}
+             for W in (1, 8, len(lines))]
+    rows.append({"method": "no sharing", "W": "", "prefill": sum(int(w[s].sum()) for s in lines)})
+    return rows
+
+
 def main(argv=None):
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--random", type=int, default=200, help="random sequences for the upper-bound check")
@@ -301,6 +322,7 @@ def main(argv=None):
     with run.timed("games"):
         games = game_rows(args.deep)
     run.write_csv("games.csv", games)
+    run.write_csv("greedy_trace.csv", greedy_trace_rows())
     bounds = []
     for k in list(range(2, 11)) + [16, 32, 64, 128, 1000]:
         closed, L, which = deterministic_lower_bound(k)
