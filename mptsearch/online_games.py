@@ -27,6 +27,7 @@ from typing import Callable, Iterator, Sequence
 
 from .families import min_external_path_length
 from .instance import InstanceError
+from .online_families import play_round_robin
 
 __all__ = ["trie_nodes", "nested_chain_adversary", "nested_chain_responses", "nested_lower_bound",
            "random_nested_lower_bound", "random_nested_value", "sliding_opt_free", "sliding_opt_free_lower",
@@ -56,30 +57,14 @@ def nested_chain_adversary(k: int, window: int, algorithm) -> tuple[list, list]:
     ``algorithm`` (``add(chunks, id=...)`` -> committed (id, order) pairs; ``flush()``).
 
     Copy g's step s (s = 0..k-1) is at position s W + g; it is copy g's previous request
-    minus the first chunk the algorithm committed for it. Returns (requests, orders) in
-    arrival order. O(k W) calls.
-
-    Raises
-    ------
-    InstanceError
-        If a request is not committed before its copy's next request is due.
+    minus the first chunk the algorithm committed for it (:func:`.online_families.play_round_robin`).
+    Returns (requests, orders) in arrival order. O(k W) calls. Raises InstanceError if a
+    request is not committed before its chain's next request is due.
     """
     if k < 1 or window < 1:
         raise InstanceError(f"k and window must be >= 1, got {k}, {window}")
-    cur = [[g * k + x for x in range(k)] for g in range(window)]
-    reqs: list = []
-    done: dict = {}
-    for s in range(k):
-        for g in range(window):
-            if s > 0:
-                prev = (s - 1) * window + g
-                if prev not in done:
-                    raise InstanceError(f"request {prev} was not committed before its chain's next request")
-                cur[g] = [x for x in cur[g] if x != done[prev][0]]
-            reqs.append(list(cur[g]))
-            done.update((rid, list(seq)) for rid, seq in algorithm.add(list(cur[g]), id=len(reqs) - 1))
-    done.update((rid, list(seq)) for rid, seq in algorithm.flush())
-    return reqs, [done[j] for j in range(len(reqs))]
+    return play_round_robin([[g * k + x for x in range(k)] for g in range(window)], k, algorithm,
+                            lambda g, req, order: [x for x in req if x != order[0]], what="chain")
 
 
 def nested_chain_responses(k: int) -> Iterator[tuple[list, list]]:
@@ -177,6 +162,18 @@ def drop_first_cap(k: int) -> tuple[Fraction, int, Fraction]:
 
 # ---- Section 9: exact worst cases of W = 1 algorithms ------------------------------------------
 
+def _extensions(seq: Sequence[tuple], n: int, k: int) -> Iterator[tuple[tuple, int]]:
+    """Every next request after ``seq`` (n chunks named so far): 1..k chunks, old ones and the
+    next unused integers as fresh ones, distinct from every request of ``seq``; with the new n."""
+    seen = {frozenset(r) for r in seq}
+    for size in range(1, k + 1):
+        for f in range(0, size + 1):
+            for old in combinations(range(n), size - f):
+                req = tuple(old) + tuple(range(n, n + f))
+                if frozenset(req) not in seen:
+                    yield req, n + f
+
+
 def canonical_sequences(k: int, length: int) -> Iterator[list]:
     """Every sequence of ``length`` distinct requests of 1..k chunks, fresh chunks named by the
     next unused integers (every sequence is one of these up to renaming). Exponential."""
@@ -184,13 +181,8 @@ def canonical_sequences(k: int, length: int) -> Iterator[list]:
         if len(seq) == length:
             yield list(seq)
             return
-        seen = {frozenset(r) for r in seq}
-        for size in range(1, k + 1):
-            for f in range(0, size + 1):
-                for old in combinations(range(n), size - f):
-                    req = tuple(old) + tuple(range(n, n + f))
-                    if frozenset(req) not in seen:
-                        yield from rec(seq + [req], n + f)
+        for req, n2 in _extensions(seq, n, k):
+            yield from rec(seq + [req], n2)
     yield from rec([], 0)
 
 
@@ -244,13 +236,8 @@ def worst_ratio(rule: Callable, k: int, length: int, opt: Callable) -> tuple[Fra
                 best[0], best[1] = r, list(seq)
         if len(seq) == length:
             return
-        seen = {frozenset(r) for r in seq}
-        for size in range(1, k + 1):
-            for f in range(0, size + 1):
-                for old in combinations(range(n), size - f):
-                    req = tuple(old) + tuple(range(n, n + f))
-                    if frozenset(req) not in seen:
-                        rec(seq + [req], hist + [tuple(rule(hist, req))], n + f)
+        for req, n2 in _extensions(seq, n, k):
+            rec(seq + [req], hist + [tuple(rule(hist, req))], n2)
     rec([], [], 0)
     return best[0], best[1]
 
@@ -266,16 +253,8 @@ def adversary_forces(k: int, length: int, rho: Fraction, opt: Callable) -> bool:
             return True
         if left == 0:
             return False
-        seen = {frozenset(r) for r in reqs}
-        for size in range(1, k + 1):
-            for f in range(0, size + 1):
-                for old in combinations(range(n), size - f):
-                    req = tuple(old) + tuple(range(n, n + f))
-                    if frozenset(req) in seen:
-                        continue
-                    if all(wins(reqs + [req], orders + [order], n + f, left - 1) for order in permutations(req)):
-                        return True
-        return False
+        return any(all(wins(reqs + [req], orders + [order], n2, left - 1) for order in permutations(req))
+                   for req, n2 in _extensions(reqs, n, k))
     return wins([], [], 0, length)
 
 
