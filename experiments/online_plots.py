@@ -60,7 +60,7 @@ def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
     ax.plot(xs, [float(b["rand_lower_float"])] * 2, "b:",
             label=f"lower bound, randomised: {b['rand_lower']} (Thm. RN)")
     if lr:
-        ax.step([int(r["W"]) for r in lr], [float(r["det_lower_float"]) for r in lr], "g-", where="post",
+        ax.step([int(r["W"]) for r in lr], [float(r["det_lower_float"]) for r in lr], "g--", lw=1, where="post",
                 label=f"lower bound on streams of m = {lr[0]['m']} requests (Cor. 4; nothing proved past W = m / 2)")
     for arrival, mark in (("given", "o"), ("shuffled", "s")):
         pts = [(int(r["W"]), float(r["ratio_at_least"]), float(r["ratio_at_most"]))
