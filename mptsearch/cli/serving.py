@@ -194,11 +194,11 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
         fail(f"--window must be >= 1, got {window}")
     if block_size < 1:
         fail(f"--block-size must be >= 1, got {block_size}")
-    if lpm_fcfs_above < 0:
-        fail(f"--lpm-fcfs-above must be >= 0, got {lpm_fcfs_above}")
     blend = _blend_params(blend_spec)
     if blend is not None and block_size > 1:
         fail("--blend prices a token-level cache only: use --block-size 1")
+    if lpm_fcfs_above < 0:
+        fail(f"--lpm-fcfs-above must be >= 0, got {lpm_fcfs_above}")
     tr = _read(trace, None)
     lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)
     seqs = lay.rows()
@@ -212,7 +212,7 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
             lpm_fcfs_above=lpm_fcfs_above or None)
     total = tr.tokens()
     secs = time.perf_counter() - t0
-    bl = _simulate_blend(w, seqs, r, cap, blend)
+    bl = _simulate_blend(w, lay.rows(), r, cap, blend)
     if as_json:
         click.echo(json.dumps({"schedule": schedule, "window": window, "block_size": block_size,
                                "capacity": cap, "largest_request": cap1, "prefill": r.prefill,
