@@ -178,3 +178,44 @@ def naive_opt_blend(orders, weights, r, price, beta, per_answer=False):
         if best is None or val < best:
             best = val
     return best
+
+
+def naive_blend_serving(weights, seqs, order, capacity, r, price, beta):
+    """Twin of :func:`mptsearch.blend.cache.simulate_blend` without its trie or copy lists.
+
+    Cache = dict {prefix tuple: [last use, context or None]} (None: the prefix was blended).
+    Serving a sequence, every prefix not in the cache is computed: blended from the cached
+    full prefix ending in the same chunk whose context differs least (any of them), when
+    r + price (1 + beta d) < 1, else full. Then every prefix of the sequence is marked used,
+    and while the cached tokens exceed ``capacity`` the least recently used prefix with no
+    cached extension is evicted, the longest first on ties, by scanning everything.
+    Returns (cost, loss, blended).
+    """
+    cache: dict = {}
+    cost = loss = 0.0
+    blended = 0
+    for t, j in enumerate(order, start=1):
+        seq = tuple(seqs[j])
+        before = {p: v[1] for p, v in cache.items()}
+        for d in range(1, len(seq) + 1):
+            pre = seq[:d]
+            if pre in cache:
+                cache[pre][0] = t
+                continue
+            x, ctx, w = seq[d - 1], frozenset(seq[:d - 1]), int(weights[seq[d - 1]])
+            diffs = [len(ctx ^ c) for p, c in before.items() if p[-1] == x and c is not None]
+            if diffs and r + price * (1 + beta * min(diffs)) < 1:
+                cost += r * w
+                loss += w * (1 + beta * min(diffs))
+                blended += 1
+                cache[pre] = [t, None]
+            else:
+                cost += w
+                cache[pre] = [t, ctx]
+        if capacity is None:
+            continue
+        while sum(int(weights[p[-1]]) for p in cache) > capacity:
+            leaves = [p for p in cache if not any(len(q) == len(p) + 1 and q[:-1] == p for q in cache)]
+            victim = min(leaves, key=lambda p: (cache[p][0], -len(p)))
+            del cache[victim]
+    return cost, loss, blended

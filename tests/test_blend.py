@@ -1,6 +1,7 @@
-"""The blend model of docs/beyond_prefix.md: every proved statement (P1-P7) and computed one
-(C1-C2) against the brute-force twin ``naive_opt_blend`` and exact computation; bounds checked
-so that an off-by-one fails."""
+"""The blend model of docs/beyond_prefix.md: the proved statements (P1, P2, P2', P3-P9 and the
+greedy claim of C3) and the computed ones (C1, C2, C6's per-answer optimum) against the
+brute-force twin ``naive_opt_blend`` and exact computation; every bound is checked where it is
+tight, so that an off-by-one fails."""
 
 import itertools
 import math
@@ -198,7 +199,26 @@ def test_p5_lower_bound_and_ratio():
                 assert v == pytest.approx(low)
             if p.c > 0:
                 assert free / v <= 1 / (p.c + (1 - p.c) * wU / free) + TOL <= 1 / p.c + TOL
-        assert wU / free >= 1 / inst.m - TOL
+        assert wU / free >= wU / inst.total_weight() - TOL >= _p5_rho_floor(inst.m) - 2 * TOL
+
+
+def _p5_rho_floor(m):
+    """P5's last step: rho >= w(U)/Sigma >= 1/m."""
+    return 1 / m
+
+
+@pytest.mark.parametrize("reqs,weights", [([[0, 1], [2], [3, 4, 5]], [2, 1, 3, 1, 4, 2]),
+                                          ([[0, 1, 2]], [1, 5, 2]), ([[0], [1, 2]], [3, 1, 1])])
+def test_p5_rho_steps_are_tight(reqs, weights):
+    # disjoint requests: OPT_free = Sigma = w(U), so rho = w(U)/Sigma exactly; one request:
+    # Sigma = m w(U), so w(U)/Sigma = 1/m exactly (for m >= 2 distinct requests 1/m is not reached)
+    inst = parse_instance({"requests": reqs, "weights": weights})
+    free, wU, sigma = opt_free(inst).value, _wU(inst), inst.total_weight()
+    rho = wU / free
+    assert rho >= wU / sigma - TOL and wU / sigma >= _p5_rho_floor(inst.m) - TOL
+    assert rho == pytest.approx(wU / sigma)
+    if inst.m == 1:
+        assert wU / sigma == pytest.approx(_p5_rho_floor(inst.m))
 
 
 def test_p5_single_chunk_requests_gain_nothing():
@@ -323,9 +343,24 @@ def test_p6_all_subsets_opt_free_is_m(n):
 def test_p6_unit_weight_rho_bound_on_complete_graphs(n):
     inst = parse_instance([[a, b] for a, b in itertools.combinations(range(n), 2)])
     rho = n / opt_free(inst).value
-    assert rho >= n / (2 * inst.m) - TOL
-    assert n / (2 * inst.m) == pytest.approx(1 / (n - 1))
+    assert rho >= _p6c_rho_floor(n, 2, inst.m) - TOL
+    assert _p6c_rho_floor(n, 2, inst.m) == pytest.approx(1 / (n - 1))
     assert rho == pytest.approx(2 * n / ((n - 1) * (n + 2))) and rho < 2 / (n - 1)
+
+
+@pytest.mark.parametrize("k,m", [(2, 1), (2, 3), (3, 2), (4, 3)])
+def test_p6_unit_weight_rho_bound_tight_on_disjoint_requests(k, m):
+    # m disjoint requests of k chunks: n = k m and OPT_free = k m, so rho = 1 = n/(k m)
+    inst = parse_instance([list(range(k * i, k * i + k)) for i in range(m)])
+    n = inst.n
+    rho = n / opt_free(inst).value
+    assert rho >= _p6c_rho_floor(n, k, inst.m) - TOL
+    assert rho == pytest.approx(_p6c_rho_floor(n, k, inst.m))
+
+
+def _p6c_rho_floor(n, k, m):
+    """P6(c): unit weights, at most k chunks per request: rho >= n/(k m)."""
+    return n / (k * m)
 
 
 def test_p9_adding_a_request_never_lowers_opt_free():
@@ -349,31 +384,61 @@ def test_p9_complete_family_is_the_largest_on_four_chunks():
     assert best == opt_free(parse_instance(triples)).value == 8
 
 
-@pytest.mark.parametrize("edges", [[(0, 1), (1, 2), (2, 0)], [(0, 1), (1, 2), (2, 3), (3, 0)],
-                                   [(0, 1), (1, 2), (2, 3), (1, 3)], [(0, 1), (0, 2), (0, 3), (1, 2)]])
-def test_p4d_small_lambda_intervals_decide_opt_free(edges):
+def _p4d_bounds(n, r, lam, beta, k=2):
+    """P4(d)'s interval [lo(K), hi(K)] for OPT_blend when OPT_free = K (unit weights, n chunks):
+    lo from P5 with c = min(1, r + lambda), hi from P8 with c' = min(1, r + lambda (1 + 2 beta (k - 1)))."""
+    c = min(1.0, r + lam)
+    cp = min(1.0, r + lam * (1 + 2 * beta * (k - 1)))
+    return (lambda K: (1 - c) * n + c * K), (lambda K: (1 - cp) * n + cp * K)
+
+
+def _p4d_lambda_bound(r, beta, sigma, k=2):
+    """P4(d)'s hypothesis: lambda < r / (2 beta (k - 1) Sigma)."""
+    return r / (2 * beta * (k - 1) * sigma)
+
+
+P4D_GRAPHS = [[(0, 1), (1, 2), (2, 0)], [(0, 1), (1, 2), (2, 3), (3, 0)], [(0, 1), (1, 2), (2, 3), (1, 3)],
+              [(0, 1), (0, 2), (0, 3), (1, 2)]]
+
+
+@pytest.mark.parametrize("edges", P4D_GRAPHS)
+@pytest.mark.parametrize("r,beta,frac", [(0.3, 1.0, 0.99), (1.0, 0.01, 0.06), (0.9, 1.0, 0.9)])
+def test_p4d_small_lambda_intervals_decide_opt_free(edges, r, beta, frac):
+    # (0.3, 1): c < c' < 1; (1, 0.01): r + lambda >= 1 (lambda = 0.5 on the triangle, the referee's
+    # counterexample to the unclamped bound), c = c' = 1; (0.9, 1): c = r + lambda < 1 = c'
+    # (lambda (1 + 2 beta) >= 1 - r)
     inst = parse_instance([list(e) for e in edges])
     n, sigma, free = inst.n, 2 * len(edges), opt_free(inst).value
-    r, beta = 0.3, 1.0
-    lam = 0.99 * r / (2 * beta * sigma)
+    lam = frac * _p4d_lambda_bound(r, beta, sigma)
     v = opt_blend_exhaustive(inst, BlendParams(r, lam, beta)).value
-
-    def lo(K):
-        return (1 - r) * n + r * K + lam * (K - n)
-
-    def hi(K):
-        return lo(K) + 2 * lam * beta * (K - n)
-
+    lo, hi = _p4d_bounds(n, r, lam, beta)
+    if r + lam >= 1:
+        assert v == pytest.approx(free)  # P1(b)
     assert lo(free) - TOL <= v <= hi(free) + TOL
     decided = [K for K in range(n, sigma + 1) if lo(K) - TOL <= v <= hi(K) + TOL]
     assert decided == [free]
     assert all(hi(K) < lo(K + 1) for K in range(n, sigma + 1))
+
+
+def test_p4d_unclamped_lower_bound_fails_when_r_plus_lambda_exceeds_one():
+    # the referee's counterexample to the unclamped lo(K) = (1 - r) n + r K + lambda (K - n)
+    inst = parse_instance("01 12 20")
+    r, lam, beta = 1.0, 0.5, 0.01
+    assert lam < _p4d_lambda_bound(r, beta, 6)
+    v = opt_blend_exhaustive(inst, BlendParams(r, lam, beta)).value
+    assert v == pytest.approx(5) and opt_free(inst).value == 5
+    assert (1 - r) * 3 + r * 5 + lam * (5 - 3) > v + 0.5
+    lo, hi = _p4d_bounds(3, r, lam, beta)
+    assert lo(5) == pytest.approx(v) == pytest.approx(hi(5))
+
+
+@pytest.mark.parametrize("edges", P4D_GRAPHS)
+def test_p4d_intervals_overlap_above_the_lambda_bound(edges):
     # with lambda at 3 times the bound the intervals of the largest K overlap (the bound is used)
-    big = 3 * r / (2 * beta * sigma)
-    K = sigma
-    lo_b = (1 - r) * n + r * K + big * (K - n)
-    hi_b = lo_b + 2 * big * beta * (K - n)
-    assert hi_b >= (1 - r) * n + r * (K + 1) + big * (K + 1 - n)
+    inst = parse_instance([list(e) for e in edges])
+    n, sigma, r, beta = inst.n, 2 * len(edges), 0.3, 1.0
+    lo, hi = _p4d_bounds(n, r, 3 * _p4d_lambda_bound(r, beta, sigma), beta)
+    assert hi(sigma) >= lo(sigma + 1)
 
 
 def test_p2prime_per_chunk_constant_losses():

@@ -24,7 +24,7 @@ import numpy as np
 
 from .model import BlendParams, layout_nodes
 
-__all__ = ["NodeTable", "node_table", "price_first", "price_greedy", "frontier", "FrontierPoint"]
+__all__ = ["NodeTable", "node_table", "price_first", "price_greedy", "best_copy", "frontier", "FrontierPoint"]
 
 
 @dataclass(frozen=True)
@@ -102,15 +102,28 @@ def price_greedy(table: NodeTable, params: BlendParams, cap: int = 32) -> tuple[
             cost += w
             continue
         # the first copy always among the candidates: the rule is never worse than ``first``
-        d = min(len(c ^ nd.context) for c in (have[0], *have[-cap:]))
-        unit = (1.0 + params.beta * d) * (nd.through if params.per_answer else 1)
-        if params.r + params.price * unit < 1.0:
+        blend, unit = best_copy((have[0], *have[-cap:]), nd.context, params, nd.through)
+        if blend:
             cost += params.r * w
             loss += w * unit
         else:
             cost += w
             have.append(nd.context)
     return cost, loss
+
+
+def best_copy(copies, context: frozenset, params: BlendParams, through: int = 1) -> tuple[bool, float]:
+    """(blend?, loss per token) of a node with ``context`` given the contexts of candidate full
+    copies of its chunk (at least one): the copy with the fewest mismatched context chunks d,
+    blended iff r + lambda (1 + beta d) (times ``through`` per answer) < 1.
+
+    Notes
+    -----
+    O(len(copies) times the context size).
+    """
+    d = min(len(c ^ context) for c in copies)
+    unit = (1.0 + params.beta * d) * (through if params.per_answer else 1)
+    return params.r + params.price * unit < 1.0, unit
 
 
 @dataclass(frozen=True)
