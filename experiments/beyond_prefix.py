@@ -94,22 +94,9 @@ def _search(run, seed):
     return rows
 
 
-def _load_jsonl(path):
-    from mptsearch.serving.trace import trace_from_lists
-
-    chunks, weights = [], {}
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            d = json.loads(line)
-            chunks.append(d["chunks"])
-            weights.update(zip(d["chunks"], d["tokens"]))
-    # line numbers as ids: the built trace repeats some FanOutQA ids, which read_trace refuses
-    return trace_from_lists([str(j) for j in range(len(chunks))], chunks, weights)
-
-
 def _traces(run, synthetic: int, seed: int) -> tuple[dict, list]:
     from mptsearch.serving.synthetic import retrieval_trace
-    from mptsearch.serving.trace import trace_from_lists
+    from mptsearch.serving.trace import read_trace, trace_from_lists
 
     notes, out = [], {}
     work = run.dir / "_work"
@@ -125,7 +112,7 @@ def _traces(run, synthetic: int, seed: int) -> tuple[dict, list]:
             except Exception as exc:  # the optional extra is missing, or its data
                 notes.append(f"FanOutQA k={k} not available ({type(exc).__name__}: {exc})")
                 continue
-        out[f"fanoutqa_k{k}"] = _load_jsonl(path)
+        out[f"fanoutqa_k{k}"] = read_trace(str(path))
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         ref = run.dir.parent / "serving" / f"trace_k{k}_info.json"
         same = json.loads(ref.read_text()).get("trace_sha256") == digest if ref.exists() else None
