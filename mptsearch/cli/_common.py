@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import click
 
-from .._atomic import atomic_open
+from .._atomic import atomic_open, output_kind, probe_folder, resolve_output
 from ..exitcodes import BAD_INPUT
 
 __all__ = [
@@ -74,15 +74,31 @@ def writable_path(ctx, param, value):
 
 
 def check_writable(path: str | os.PathLike) -> None:
-    """Refuse, with one line, an output path that is a folder or whose folder does not exist,
-    so that a long computation does not end unable to save its result."""
+    """Refuse, with one line, an output path that cannot be written, before any work starts, so
+    that a long computation does not end unable to save its result: a folder, a missing or
+    read-only folder (tried by creating and removing an empty file there), a device or FIFO
+    without write permission, a block device or a socket (see :mod:`mptsearch._atomic`)."""
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
+    kind = output_kind(path)
+    if kind == "folder":
         fail(f"cannot write {path}: it is a folder")
+    if kind == "other":
+        fail(f"cannot write {path}: it is a block device or a socket (mptsearch writes files, "
+             "character devices and FIFOs)")
+    real = resolve_output(path)
+    if kind == "stream":
+        if not os.access(real, os.W_OK):
+            fail(f"cannot write {path}: permission denied")
+        return
+    folder = os.path.dirname(real)
     if not os.path.isdir(folder):
-        why = "a parent of it is not a folder" if os.path.exists(folder) else f"no such folder {os.path.dirname(path) or '.'}"
+        shown = (os.path.dirname(path) or ".") if real == os.path.abspath(path) else folder
+        why = "a parent of it is not a folder" if os.path.exists(folder) else f"no such folder {shown}"
         fail(f"cannot write {path}: {why}")
+    try:
+        probe_folder(real)
+    except OSError as exc:
+        fail(os_error_message(exc, path) + f" (no new file can be made in {folder})")
 
 
 def jobs_option(help: str = "Worker processes  [default: all cores; 0 also means all cores]") -> Callable:
