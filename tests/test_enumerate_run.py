@@ -14,6 +14,8 @@ from mptsearch.enumerate.generate import EnumClass
 from mptsearch.enumerate.run import run_enumeration
 from mptsearch.enumerate.store import StoreError, merge_stores, store_status
 
+from .signals import sigint_default
+
 CLS = EnumClass(6, 3, 3, 2, 9)
 
 
@@ -63,7 +65,8 @@ def test_incomplete_shard_is_refused(tmp_path):
 
 def _signal_after(cmd, store, sig, pieces):
     """Start ``cmd``, send ``sig`` once ``pieces`` pieces are in ``store``; return the process."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            preexec_fn=sigint_default)  # as from a terminal, also when the suite runs in the background
     done = 0
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None and done < pieces:
