@@ -11,7 +11,7 @@ import click
 
 from ..exitcodes import FAILED, INTERRUPTED, OK, UNDECIDED
 
-from ._common import ANNEAL_KERNELS, LAYOUT_KERNELS, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
+from ._common import ANNEAL_KERNELS, LAYOUT_KERNELS, FiniteFloat, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
     quiet_option, seed_option, time_limit_option, write_json
 
 
@@ -155,8 +155,8 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
                         "find excluded (docs/cli.md)  [default: 60 without --steps, none with it]")
 @click.option("--restart-steps", type=click.IntRange(1), default=200_000, show_default=True,
               help="Steps per restart (one cooling schedule).")
-@click.option("--t-start", type=click.FloatRange(0, min_open=True), default=0.05, show_default=True)
-@click.option("--t-end", type=click.FloatRange(0, min_open=True), default=0.002, show_default=True)
+@click.option("--t-start", type=FiniteFloat(0, min_open=True), default=0.05, show_default=True)
+@click.option("--t-end", type=FiniteFloat(0, min_open=True), default=0.002, show_default=True)
 @jobs_option("Parallel restarts  [default: all cores; 0 also means all cores]")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786.")
 @click.option("--check", is_flag=True, help="Count instances with agglomerative savings below half the optimum.")
