@@ -35,7 +35,7 @@ __all__ = [
     "BadInput", "fail", "FiniteFloat", "SECONDS", "SEED", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
     "time_limit_option", "check_writable", "writable_path", "emit_json", "to_jsonable",
     "write_text_atomic", "write_json", "open_atomic", "read_input", "os_error_message", "progress_bar", "note",
-    "KERNELS", "SOLVE_KERNELS", "ANNEAL_KERNELS", "ENUMERATE_KERNELS", "LAYOUT_KERNELS",
+    "KERNELS", "SOLVE_KERNELS", "ANNEAL_KERNELS", "ENUMERATE_KERNELS", "SUBTREE_KERNELS", "LAYOUT_KERNELS",
     "kernels_cached", "announce_compile",
 ]
 
@@ -271,6 +271,8 @@ SOLVE_KERNELS = KERNELS + ("mptsearch._kernels.bounds:max_spanning_tree",)
 ANNEAL_KERNELS = ("mptsearch.search.steps:anneal_steps", "mptsearch.search.steps:init_family") + KERNELS
 ENUMERATE_KERNELS = ("mptsearch.enumerate.generate:_generate", "mptsearch.enumerate.evaluate:_evaluate",
                      "mptsearch._kernels.inherited:inherited_lower_bounds")
+#: enumerate --subtree-bounds also generates level by level (about 20 s to compile on a busy machine)
+SUBTREE_KERNELS = ENUMERATE_KERNELS + ("mptsearch.enumerate.generate:_children_batch",)
 LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
     "duplicate_groups", "lex_order", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
     f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (

@@ -46,6 +46,10 @@ def _range(text: str, what: str) -> tuple[int, int]:
     return vals[0], vals[1]
 
 
+#: the --heuristic names, as mptsearch.heuristics.registry.searchable() gives them (a test checks;
+#: not imported here, so that --help loads no kernels)
+SEARCHABLE = ("greedy", "agglomerative", "heaviest-first", "best-of")
+
 _SEEN: list[int] = []  # signals seen by the running command (see _signals_seen)
 
 
@@ -136,7 +140,8 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
                    "cost-ratio = --heuristic's cost / OPT_free; online = the online layouter's cost "
                    "(--window) / OPT_free over arrival orders.")
 @click.option("--heuristic", default="greedy", show_default=True, metavar="NAME",
-              help="cost-ratio: greedy, agglomerative, heaviest-first (mptsearch.heuristics.registry).")
+              help="cost-ratio only: " + ", ".join(SEARCHABLE) + " (the heuristics with a compiled twin in "
+                   "mptsearch.heuristics.registry).")
 @click.option("--window", type=click.IntRange(1), default=1, show_default=True,
               help="online: the layouter's window W (arrivals laid out together).")
 @click.option("-k", "--k", "k_text", default=None, metavar="K|LO-HI",
@@ -184,6 +189,10 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
     if _SEEN:
         return _stopped("nothing computed yet, nothing written")
 
+    given = click.get_current_context().get_parameter_source
+    for option, name, wants in (("--heuristic", "heuristic", "cost-ratio"), ("--window", "window", "online")):
+        if objective != wants and given(name) is not click.core.ParameterSource.DEFAULT:
+            fail(f"{option} applies to --objective {wants} only, not {objective}")
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
     weights = _range(w_text or ("1-9" if objective == "shortfall" else "1"), "--weights")

@@ -15,7 +15,7 @@ import click
 
 from ..exitcodes import INTERRUPTED, OK, TERMINATED, UNDECIDED
 from . import fail
-from ._common import (ENUMERATE_KERNELS, announce_compile, check_writable, emit_json, jobs_option, out_option,
+from ._common import (ENUMERATE_KERNELS, SUBTREE_KERNELS, announce_compile, check_writable, emit_json, jobs_option, out_option,
                       progress_bar, quiet_option, seed_option, time_limit_option, write_json)
 
 
@@ -282,10 +282,10 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
         os.makedirs(os.path.dirname(store), exist_ok=True)  # the per-user cache folder, ours to make
     _check_store(store)
     jobs = jobs or os.cpu_count() or 1
-    if announce_compile(*ENUMERATE_KERNELS, quiet=quiet):
-        # compile in this process before the clock of --time-limit starts; workers then load
-        # the kernels from numba's on-disk cache
-        compile_kernels()
+    if announce_compile(*(SUBTREE_KERNELS if subtree else ENUMERATE_KERNELS), quiet=quiet):
+        # compile in this process before the clock of --time-limit starts (and outside the
+        # times reported); workers then load the kernels from numba's on-disk cache
+        compile_kernels(subtree=subtree)
     bar = _Progress(cls.describe(), quiet or not progress)
     res = None
     with _interruptible(store) as state:

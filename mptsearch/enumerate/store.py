@@ -273,15 +273,16 @@ def merge_stores(paths: list[str | Path], out: str | Path, journal_mode: str = "
     for p in paths:
         meta = _read_meta(p)
         i, N = (int(v) for v in meta["shard"].split("/"))
+        if metas and (meta["run"], N) != metas[0][1:]:  # first: two runs' shard i is not "given twice"
+            raise StoreError(f"{metas[0][0]} and {p} belong to different runs (class, property or "
+                             "shard count differ): merge the shards of one run")
         if i in shards:
             raise StoreError(f"shard {i}/{N} is given twice ({shards[i]} and {p})")
         shards[i] = p
-        metas.append((meta["run"], N))
+        metas.append((p, meta["run"], N))
     if not metas:
         raise StoreError("nothing to merge")
-    if len(set(metas)) > 1:
-        raise StoreError("the stores belong to different runs (class, property or shard count differ)")
-    run, N = metas[0]
+    _, run, N = metas[0]
     missing = sorted(set(range(N)) - set(shards))
     if missing:
         raise StoreError(f"shard(s) {', '.join(f'{i}/{N}' for i in missing)} missing: "

@@ -135,10 +135,13 @@ class _Rounds:
 def _next_piece(piece: int, dt: float, piece_seconds: float, left: float | None) -> int:
     """Steps per restart in the next round, so that a round takes about piece_seconds (and
     fits the time left)."""
-    piece = int(min(max(piece * piece_seconds / max(dt, 1e-3), 200), piece * 4, 10**7))
+    rate = piece / max(dt, 1e-3)  # steps per second of one restart in the last round
+    nxt = int(min(max(rate * piece_seconds, 200), piece * 4, 10**7))
     if left is not None:
-        piece = max(200, min(piece, int(piece * left / max(dt, 1e-3))))
-    return piece
+        # what fits in the time left at that rate, down to one step: a floor of 200 steps (a
+        # second or more at m = 16) made -t 60 stop at 63 s (issue 28)
+        nxt = max(1, min(nxt, int(rate * left)))
+    return nxt
 
 
 def _connect(scheduler: str | None, jobs: int | None):
