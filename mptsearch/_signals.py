@@ -93,12 +93,15 @@ def run_interruptibly(call: Callable[[], T], stop: Callable[[], None] | None = N
 
     with keep_signal_handlers():
         worker = threading.Thread(target=work, name=f"mptsearch-{name}", daemon=True)
-        worker.start()
         try:
+            # start() inside: a solver that holds the GIL (CaDiCaL) keeps this thread in start()
+            # until its first call returns, and the signal's exception surfaces there; leaving
+            # then would free the solver under the running call (a segfault, issue 28)
+            worker.start()
             while not done.wait(_POLL):
                 pass
         except BaseException:
-            if stop is not None:
+            if stop is not None and worker.ident is not None:
                 stop()
                 _wait_through_signals(done)
             raise

@@ -89,3 +89,28 @@ def test_the_sat_descent_honours_its_time_limit():
 def test_a_broken_time_limit_is_refused(bad):
     with pytest.raises(ValueError, match="positive number of seconds"):
         cpsat_solver(bad)
+
+
+def test_a_signal_while_the_helper_thread_starts_still_waits_for_the_solver(monkeypatch):
+    """CaDiCaL holds the GIL, so the main thread sat in Thread.start() during the first conflict-
+    limited call and the signal's exception surfaced there: the solver was then freed under the
+    running call (certify interrupted at 3 s: a segfault, exit 139)."""
+    from mptsearch._signals import run_interruptibly
+
+    release, finished = threading.Event(), []
+
+    def call():
+        release.wait(10)
+        finished.append("returned")
+        return 1
+
+    real_start = threading.Thread.start
+
+    def start_then_signal(self):
+        real_start(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_signal)
+    with pytest.raises(KeyboardInterrupt):
+        run_interruptibly(call, release.set)
+    assert finished == ["returned"]  # the exception came only once the call had returned
