@@ -23,7 +23,7 @@ import threading
 from contextlib import contextmanager
 from typing import Callable, TypeVar
 
-__all__ = ["run_interruptibly", "keep_signal_handlers", "worker_ignores_signals", "local_workers_shielded",
+__all__ = ["run_interruptibly", "keep_signal_handlers", "note_signal", "signal_seen", "noting_sigint", "worker_ignores_signals", "local_workers_shielded",
            "stop_local_workers"]
 
 T = TypeVar("T")
@@ -32,6 +32,49 @@ _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 #: how long the waiting main thread sleeps between looks; a signal wakes it at once anyway
 _POLL = 0.05
+
+
+# ---- which signal arrived -----------------------------------------------------------------------
+
+_SEEN: list = []  # the signals that reached the command's handlers (see noting_sigint)
+
+
+def note_signal(signum: int) -> None:
+    """Record that ``signum`` arrived (the command's SIGTERM handler and :func:`noting_sigint`)."""
+    _SEEN.append(signum)
+
+
+def signal_seen() -> int | None:
+    """The last signal recorded since the command started, or None.
+
+    A signal's KeyboardInterrupt can come out of a C extension as another exception (OR-tools
+    imported while Ctrl-C landed: "ImportError: initialization failed"); code that turns
+    exceptions into results (verify reports a broken method as a failure) asks this first, so
+    that a signal never becomes a verdict (issue 28)."""
+    return _SEEN[-1] if _SEEN else None
+
+
+def _note_and_interrupt(signum, frame):
+    note_signal(signum)
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def noting_sigint():
+    """Within the block (one command), Ctrl-C raises KeyboardInterrupt as usual and is recorded
+    for :func:`signal_seen` (forgotten at entry and exit); a SIGINT ignored at entry stays
+    ignored."""
+    _SEEN.clear()
+    before = signal.getsignal(signal.SIGINT)
+    mine = before is signal.default_int_handler and threading.current_thread() is threading.main_thread()
+    if mine:
+        signal.signal(signal.SIGINT, _note_and_interrupt)
+    try:
+        yield
+    finally:
+        _SEEN.clear()  # the command is over: library calls after it start afresh
+        if mine:
+            signal.signal(signal.SIGINT, before)
 
 
 class keep_signal_handlers:

@@ -114,3 +114,27 @@ def test_a_signal_while_the_helper_thread_starts_still_waits_for_the_solver(monk
     with pytest.raises(KeyboardInterrupt):
         run_interruptibly(call, release.set)
     assert finished == ["returned"]  # the exception came only once the call had returned
+
+
+def test_a_signal_disguised_as_another_exception_is_no_verdict(capsys, monkeypatch):
+    """SIGTERM while OR-tools was being imported came out as "ImportError: initialization
+    failed"; verify reported cpsat-orders as broken, "NOT verified", exit 1. A signal is no
+    verdict: exit 143 and nothing on stdout."""
+    from mptsearch import exitcodes
+    from mptsearch.cli import main
+    from mptsearch.verify import verify as verify_module
+
+    quantity, kind, too_big, _ = verify_module.METHODS["cpsat-orders"]
+
+    def import_cut_by_sigterm(inst, lim, opt):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt as exc:  # what pybind11 makes of it during a module's init
+            raise ImportError("initialization failed") from exc
+        raise AssertionError("SIGTERM was not delivered")
+
+    monkeypatch.setitem(verify_module.METHODS, "cpsat-orders", (quantity, kind, too_big, import_cut_by_sigterm))
+    code = main(["verify", "012 013 023 123", "--method", "trie-search", "--method", "cpsat-orders"])
+    out, err = capsys.readouterr()
+    assert code == exitcodes.TERMINATED and out == "" and err.strip() == "mptsearch: terminated", (code, out, err)

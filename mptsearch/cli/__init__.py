@@ -118,7 +118,10 @@ class _Terminated:
         return self
 
     def _handle(self, signum, frame):
+        from .._signals import note_signal
+
         self.seen = _SIGNAL["terminated"] = True
+        note_signal(signum)
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):
@@ -134,9 +137,11 @@ def main(argv=None) -> int:
     or written, binary data) is exit code 2; Ctrl-C 130; SIGTERM 143; stdout's reader closing
     the pipe (``| head``) 0, quietly (docs/cli.md).
     """
+    from .._signals import noting_sigint
+
     term = _Terminated()
     _SIGNAL["terminated"] = False
-    with term:
+    with noting_sigint(), term:
         try:  # everything inside, imports included: a Ctrl-C at any moment is one line
             if not (sys.argv[1:] if argv is None else list(argv)):
                 # bare `mptsearch`: the usual multi-line help (usage, commands) on stderr, since no
