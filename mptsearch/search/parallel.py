@@ -167,6 +167,11 @@ def _loop(rounds: _Rounds, par, local: bool, time_limit: float | None, piece_sec
 
     piece = 2000  # steps per restart per round, adapted to piece_seconds
     rounds.refill()
+    if progress is not None:
+        # once before the first round too: a Ctrl-C that landed while the restarts were set up
+        # (numba loading a kernel can swallow its KeyboardInterrupt; the CLI's progress raises
+        # it again) is seen now, not after a first round that takes seconds on a busy machine
+        progress(rounds.summarise())
     while rounds.active:
         if time_limit is not None and time.perf_counter() - rounds.start >= time_limit:
             rounds.run.stopped = "time limit"
