@@ -161,7 +161,7 @@ def _capacity(text: str, cap1: int):
         if t.endswith("x"):
             return int(round(float(t[:-1]) * cap1))
         return int(t)
-    except ValueError:
+    except (ValueError, OverflowError):  # "infx": a multiple must be finite (plain inf is unbounded)
         fail(f"--capacity must be tokens, a multiple of the largest request like 2x, or inf; got {text!r}")
 
 
