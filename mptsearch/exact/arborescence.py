@@ -61,6 +61,7 @@ class ClosureResult:
     seconds: float
     status: str
     duals: list = field(default_factory=list, repr=False)
+    groups: list = field(default_factory=list, repr=False)
 
     @property
     def gap(self) -> float:
@@ -210,6 +211,49 @@ def _arborescence_layout(g: ClosureGraph, used: np.ndarray, groups: list) -> lis
     return [seq(r) for r in g.requests]
 
 
+def _agglomerative_start(g: ClosureGraph, masks: list, weights: list) -> tuple[np.ndarray, int]:
+    """The agglomerative hierarchy of the component as a 0/1 point of the program, and its cost.
+
+    Its sets I(v) are closure members (or ∅); each tree edge X -> Y, visited top-down, is
+    walked down from Y through covers that contain X and stops at the first set already
+    placed (the reduction of the proof in :mod:`mptsearch.exact.closure`: the cost does not
+    rise). A parent is always a strict subset, so the parent map has no cycle."""
+    from ..heuristics.agglomerative import agglomerative
+    from ..instance import from_lists
+
+    bits = [[c for c in range(x.bit_length()) if x >> c & 1] for x in masks]
+    used = sorted({c for b in bits for c in b})
+    sub = from_lists(bits, {c: weights[c] for c in used})
+    h = agglomerative(sub).hierarchy
+    m = len(masks)
+    inter = list(masks) + [0] * (m - 1)
+    kids = h.children.tolist()
+    for v in range(m, 2 * m - 1):  # merges create parents after their children
+        a, b = kids[v - m]
+        inter[v] = inter[a] & inter[b]
+    index = {x: j for j, x in enumerate(g.sets)}
+    below: dict[int, list[int]] = {}
+    arc_of = {}
+    for a, (t, hd) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
+        below.setdefault(hd, []).append(t)
+        arc_of[(t, hd)] = a
+    parent: dict[int, int] = {}
+    stack = [(0, h.root if m > 1 else 0)]
+    while stack:
+        top, v = stack.pop()
+        X, Y = index[top], index[inter[v]]
+        while Y != X and Y not in parent:
+            Z = next(z for z in below[Y] if g.sets[z] & g.sets[X] == g.sets[X])
+            parent[Y] = Z
+            Y = Z
+        if v >= m:
+            stack.extend((inter[v], c) for c in kids[v - m])
+    x = np.zeros(len(g.tails))
+    for hd, t in parent.items():
+        x[arc_of[(t, hd)]] = 1.0
+    return x, int(g.costs[x > 0.5].sum())
+
+
 def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_sets: int = MAX_SETS,
                      threads: int = 1, keep_duals: bool = False) -> ClosureResult:
     """Exact OPT_free (any weights, any n) by the closure arborescence program.
@@ -274,6 +318,8 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
             duals.append((idx, g, model, np.array(lp.getSolution().row_dual), lp_value))
         left = None if deadline is None else deadline - time.perf_counter()
         h = _highs(model, integer=True, time_limit=left)
+        start, _ = _agglomerative_start(g, masks, red.weights)
+        h.setSolution(len(start), np.arange(len(start), dtype=np.int32), start)
         h.run()
         info = h.getInfo()
         st = h.modelStatusToString(h.getModelStatus())
@@ -303,4 +349,4 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     return ClosureResult(value=cost if optimal else None, lower=min(lower, cost), upper=cost, optimal=optimal,
                          layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
                          components=len(red.components), seconds=time.perf_counter() - t0,
-                         status=status, duals=duals)
+                         status=status, duals=duals, groups=red.groups)
