@@ -63,6 +63,13 @@ class ClosureResult:
     duals: list = field(default_factory=list, repr=False)
     groups: list = field(default_factory=list, repr=False)
 
+    total: int = 0  # sum_i w(R_i)
+
+    @property
+    def savings(self) -> int | None:
+        """sum_i w(R_i) - OPT_free (None when not proved)."""
+        return self.total - self.value if self.value is not None else None
+
     @property
     def gap(self) -> float:
         return (self.upper - self.lower) / self.upper if self.upper else 0.0
@@ -349,4 +356,4 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     return ClosureResult(value=cost if optimal else None, lower=min(lower, cost), upper=cost, optimal=optimal,
                          layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
                          components=len(red.components), seconds=time.perf_counter() - t0,
-                         status=status, duals=duals, groups=red.groups)
+                         status=status, duals=duals, groups=red.groups, total=inst.total_weight())

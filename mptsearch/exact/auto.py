@@ -21,7 +21,7 @@ from __future__ import annotations
 from .. import instance as _instance
 from ..instance import Instance
 
-__all__ = ["opt_free_exact", "METHOD_NAMES", "DP_ALONE_M"]
+__all__ = ["opt_free_exact", "opt_free_auto", "METHOD_NAMES", "DP_ALONE_M"]
 
 METHOD_NAMES = {"dp": "subset DP", "prefix_sets": "prefix-set search", "closure": "closure arborescence"}
 DP_ALONE_M = 18
@@ -63,3 +63,13 @@ def opt_free_exact(inst: Instance, *, max_dp_m: int = 25, time_limit: float | No
             pass
         return opt_free(inst), "dp"
     return opt_free_closure(inst, time_limit=time_limit), "closure"
+
+
+def opt_free_auto(inst: Instance, *, time_limit: float | None = None):
+    """Exact OPT_free by :func:`opt_free_exact`, for callers that need a value: the result
+    (``value``, ``savings``, ``layout``, ``hierarchy``), or :class:`~mptsearch.instance.InstanceError`
+    with the bracket when the closure program ran out of time."""
+    r, method = opt_free_exact(inst, max_dp_m=DP_ALONE_M, time_limit=time_limit)
+    if not getattr(r, "optimal", True):
+        raise _instance.InstanceError(f"OPT_free undecided in {time_limit:g} s: {r.lower} <= OPT_free <= {r.upper}")
+    return r
