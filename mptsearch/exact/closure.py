@@ -41,7 +41,7 @@ Consequences used by the solver (each proved in a line):
 - *Children of a node share nothing beyond it*: if X -> Y1 and X -> Y2 are cover arcs,
   Y1 ∩ Y2 = X (Y1 ∩ Y2 is in C ∪ {∅}, between X and Y1; it is not Y1, else X ⊊ Y1 ⊊ Y2 and
   X -> Y2 is no cover). So for every node X and chunk c outside X, at most in(X) of the arcs
-  from X whose head holds c are used (the *chunk rows* of :mod:`mptsearch.exact.closure_mip`).
+  from X whose head holds c are used (the *chunk rows* of :mod:`mptsearch.exact.arborescence`).
 - *Identical chunk columns merge*: chunks a, b in exactly the same requests are in exactly the
   same members of C, so every arc cost depends on w(a) + w(b) only: one chunk of that weight is
   exact (a and b are laid out next to each other).
