@@ -99,3 +99,32 @@ def test_out_of_time_gives_bounds_not_a_guess():
 def test_closure_cap():
     with pytest.raises(ClosureTooLarge):
         opt_free_closure(random_instance(n=12, m=40, k=6, seed=0), max_sets=50)
+
+
+def test_auto_picks_by_size_and_says_which():
+    from mptsearch.exact.auto import opt_free_auto, opt_free_exact
+
+    small = random_instance(n=9, m=10, k=(2, 5), weights=(1, 4), seed=1)
+    r, method = opt_free_exact(small)
+    assert method == "dp" and r.value == opt_free(small).value
+    dense7 = random_instance(n=7, m=20, k=4, seed=1)
+    assert opt_free_exact(dense7)[1] == "prefix_sets"
+    # past the DP's limit only the closure program runs; its value is the DP's
+    mid = random_instance(n=30, m=16, k=(3, 7), weights=(1, 9), seed=4)
+    r, method = opt_free_exact(mid, max_dp_m=12)
+    assert method == "closure" and r.value == opt_free(mid).value
+    assert opt_free_auto(mid).savings == mid.total_weight() - r.value
+    # out of time: a bracket from opt_free_exact, an error (not a value) from opt_free_auto
+    hard = random_instance(n=8, m=50, k=4, seed=2)
+    r, method = opt_free_exact(hard, max_dp_m=12, time_limit=0.2)
+    assert method == "closure" and not r.optimal and r.lower <= r.upper
+
+
+def test_online_sliding_past_the_dp_uses_the_closure_program():
+    from mptsearch.online_families import online_family_summary
+
+    by_dp = online_family_summary("online-sliding", 3, 6, 3, max_free_m=18)
+    by_closure = online_family_summary("online-sliding", 3, 6, 3, max_free_m=10)
+    assert by_dp["opt_free_source"].startswith("exact DP")
+    assert by_closure["opt_free_source"].startswith("exact closure")
+    assert by_dp["opt_free"] == by_closure["opt_free"]
