@@ -25,7 +25,8 @@ wall seconds. Every value
 any two methods prove is compared (assert).
 
 Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
-Writes benchmarks/results/closure_<suite>.json and prints one line per instance.
+Writes benchmarks/results/closure_<suite>.json and prints one line per instance;
+``--table`` prints the markdown crossover table of docs/exact.md from those files only.
 """
 
 import argparse
@@ -142,7 +143,47 @@ def run_one(name, inst, a):
     return row
 
 
+def table():
+    """The crossover table: per group, each method's median and max CPU seconds and how many
+    instances it solved exactly, from benchmarks/results/closure_<suite>.json."""
+    folder = Path(__file__).resolve().parent / "results"
+    print("| suite | group | instances | m | closure: solved, median / max CPU s | closure gap (unsolved) "
+          "| subset DP | prefix sets | plain CP-SAT: solved, median / max CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for suite in ("sunflowers", "dense", "zipf"):
+        path = folder / f"closure_{suite}.json"
+        if not path.exists():
+            continue
+        rows = json.loads(path.read_text())["rows"]
+        groups = {}
+        for r in rows:
+            key = r["instance"].split(" #")[0]
+            if suite == "sunflowers":
+                c, k = (int(v) for v in key[2:-1].split(","))
+                key = f"c(k-1) <= {8 * ((c * (k - 1) + 7) // 8)}"
+            groups.setdefault(key, []).append(r)
+
+        def cell(rs, meth):
+            got = [r[meth] for r in rs if meth in r]
+            if not got:
+                return "not run"
+            cpu = [g.get("cpu", g["seconds"]) for g in got]
+            solved = sum(g.get("optimal", True) for g in got)
+            return f"{solved}/{len(got)}, {statistics.median(cpu):.3g} / {max(cpu):.3g}"
+
+        for key, rs in groups.items():
+            gaps = [r["closure"]["gap"] for r in rs if not r["closure"]["optimal"]]
+            ms = sorted({r["m"] for r in rs})
+            mtxt = str(ms[0]) if len(ms) == 1 else f"{ms[0]}-{ms[-1]}"
+            print(f"| {suite} | {key} | {len(rs)} | {mtxt} | {cell(rs, 'closure')} | "
+                  f"{'max %.2f%%' % (100 * max(gaps)) if gaps else '-'} | {cell(rs, 'dp')} | "
+                  f"{cell(rs, 'prefix_sets')} | {cell(rs, 'cpsat')} |")
+
+
 def main():
+    if "--table" in sys.argv:
+        table()
+        return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--suite", action="append", choices=["sunflowers", "dense", "zipf"], required=True)
     p.add_argument("--samples", type=int, default=3)
