@@ -81,3 +81,16 @@ def test_certify_and_check_by_dual(tmp_path):
     path.write_text(json.dumps(data))
     rep = check(str(d))
     assert not rep.ok and not rep.partial
+
+
+def test_cli_exit_codes_of_a_dual_certificate(tmp_path, capsys):
+    from mptsearch.cli import main
+
+    full, part = str(tmp_path / "s24"), str(tmp_path / "k4")
+    assert main(["certify", "0123 0124 0125 0345 1345 2345", "--out", full, "--free-by", "dual", "--free-only"]) == 0
+    assert main(["check", full]) == 0
+    assert "certificate checked: OPT_free = 12" in capsys.readouterr().out
+    assert main(["certify", "012 013 023 123", "--out", part, "--free-by", "dual", "--free-only"]) == 3
+    assert main(["check", part]) == 3
+    out = capsys.readouterr().out
+    assert "OPT_free in 7..8" in out and "no value proved" in out
