@@ -19,7 +19,7 @@ METHODS = ("opt_free", "opt_glob", "agglomerative", "greedy", "heaviest_first", 
 MAX_INTERVAL_DP_M = 400  # O(m^3) Python loops: about 10 s at m = 400
 DEFAULT_MAX_FREE_M = 25
 DEFAULT_MAX_GLOB_N = 26
-DEFAULT_FREE_TIME_LIMIT = 600.0
+DEFAULT_FREE_TIME_LIMIT = 60.0
 _kernels_loaded = False  # set by the first load_kernels() of the process
 
 

@@ -24,7 +24,7 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, fail, json_opti
 @click.option("--max-free-m", type=click.IntRange(1, 32), default=25, show_default=True,
               help="Use the subset DP (time O(3^m)) up to this many requests; past it OPT_free comes "
                    "from the closure arborescence (docs/exact.md).")
-@click.option("--free-time-limit", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+@click.option("--free-time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds for the closure arborescence; past them OPT_free is skipped with the bounds it proved.")
 @click.option("--max-glob-n", type=click.IntRange(1, 34), default=26, show_default=True,
               help="Skip exact OPT_glob above this many chunks (time and memory O(2^n)).")
