@@ -20,22 +20,24 @@ from ._common import Run, parser
 TOPICS, POOL, TOKENS, TOPIC_S, POOL_S, STAY = 4, 15, (50, 400), 1.1, 1.0, 0.85
 
 
-def rag_instance(m: int, rng: np.random.Generator):
+def rag_instance(m: int, rng: np.random.Generator, *, k: tuple[int, int] = (5, 8), pool: int = POOL):
+    """m distinct RAG-shaped requests (the generator above); ``k`` is the inclusive range of
+    request sizes and ``pool`` the chunks per topic (the defaults are C5's)."""
     from mptsearch.instance import from_lists
 
-    tokens = rng.integers(TOKENS[0], TOKENS[1] + 1, size=TOPICS * POOL)
+    tokens = rng.integers(TOKENS[0], TOKENS[1] + 1, size=TOPICS * pool)
     topic_p = 1 / np.arange(1, TOPICS + 1) ** TOPIC_S
     topic_p /= topic_p.sum()
-    pool_p = 1 / np.arange(1, POOL + 1) ** POOL_S
+    pool_p = 1 / np.arange(1, pool + 1) ** POOL_S
     pool_p /= pool_p.sum()
     seen, reqs = set(), []
     while len(reqs) < m:
         topic = int(rng.choice(TOPICS, p=topic_p))
-        k = int(rng.integers(5, 9))
+        size = int(rng.integers(k[0], k[1] + 1))
         req: list[int] = []
-        while len(req) < k:
+        while len(req) < size:
             t = topic if rng.random() < STAY else int(rng.integers(TOPICS))
-            c = t * POOL + int(rng.choice(POOL, p=pool_p))
+            c = t * pool + int(rng.choice(pool, p=pool_p))
             if c not in req:
                 req.append(c)
         key = frozenset(req)

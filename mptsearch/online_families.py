@@ -219,9 +219,11 @@ def _nth_perm(items: list, i: int) -> tuple:
 # ---- ``mptsearch family online-*`` -------------------------------------------------------------
 
 def online_family_summary(name: str, k: int | None, m: int = 8, window: int = 1,
-                          max_free_m: int = 16) -> dict:
+                          max_free_m: int = 16, closure_seconds: float = 30.0) -> dict:
     """An online family in arrival order, OnlineLayouter's cost on it with window W, OPT_free
-    (proved formula; also the exact DP when W m <= ``max_free_m``) and the ratio.
+    (proved formula; also the exact DP when W m <= ``max_free_m``, and past it, for the
+    sliding family, the closure arborescence when it finishes within ``closure_seconds``)
+    and the ratio.
 
     Returns
     -------
@@ -254,6 +256,12 @@ def online_family_summary(name: str, k: int | None, m: int = 8, window: int = 1,
         from .exact.free import opt_free
         from .instance import from_lists
         opt, src = opt_free(from_lists(lines)).value, "exact DP (O(3^m))"
+    elif name == "online-sliding":  # past the DP: the closure arborescence, when it finishes in time
+        from .exact.arborescence import opt_free_closure
+        from .instance import from_lists
+        r = opt_free_closure(from_lists(lines), time_limit=closure_seconds)
+        if r.optimal:
+            opt, src = r.value, "exact closure arborescence (docs/exact.md)"
     return {"name": name, "k": k, "m": m, "window": window, "n": n, "requests": lines,
             "online_layout": [list(o) for o in orders], "online_cost": int(cost),
             "claimed_online_cost": k * m * window, "opt_free": int(opt), "opt_free_source": src,

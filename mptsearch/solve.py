@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 
 from .instance import Instance, InstanceError
 
-__all__ = ["Summary", "solve", "load_kernels", "METHODS", "DEFAULT_MAX_FREE_M", "DEFAULT_MAX_GLOB_N"]
+__all__ = ["Summary", "solve", "load_kernels", "METHODS", "DEFAULT_MAX_FREE_M", "DEFAULT_MAX_GLOB_N",
+           "DEFAULT_FREE_TIME_LIMIT"]
 
 METHODS = ("opt_free", "opt_glob", "agglomerative", "greedy", "heaviest_first", "interval_dp", "production",
            "lower_bound")
 MAX_INTERVAL_DP_M = 400  # O(m^3) Python loops: about 10 s at m = 400
 DEFAULT_MAX_FREE_M = 25
 DEFAULT_MAX_GLOB_N = 26
+DEFAULT_FREE_TIME_LIMIT = 60.0
 _kernels_loaded = False  # set by the first load_kernels() of the process
 
 
@@ -58,6 +60,8 @@ class Summary:
     layout_method: str | None = None
     order: list | None = None
     hierarchy: object | None = None  # the Hierarchy behind ``layout`` (None for greedy)
+    free_method: str | None = None  # which exact method gave OPT_free (mptsearch.exact.auto)
+    free_bounds: tuple | None = None  # (lower, upper) when the closure program ran out of time
 
     def to_json(self) -> dict:
         inst = self.inst
@@ -66,6 +70,8 @@ class Summary:
             out[meth] = self.values.get(meth)
         free, glob = self.values.get("opt_free"), self.values.get("opt_glob")
         out["ratio"] = glob / free if free and glob else None
+        out["opt_free_method"] = self.free_method
+        out["opt_free_bounds"] = list(self.free_bounds) if self.free_bounds is not None else None
         out["layout"] = inst.label_orders(self.layout) if self.layout is not None else None
         out["layout_method"] = self.layout_method
         out["order"] = [inst.labels[x] for x in self.order] if self.order is not None else None
@@ -79,7 +85,7 @@ class Summary:
 
 
 def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE_M,
-          max_glob_n: int = DEFAULT_MAX_GLOB_N) -> Summary:
+          max_glob_n: int = DEFAULT_MAX_GLOB_N, free_time_limit: float = DEFAULT_FREE_TIME_LIMIT) -> Summary:
     """Run the chosen methods on ``inst``.
 
     Parameters
@@ -87,8 +93,13 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
     methods : iterable of str
         A subset of :data:`METHODS`.
     max_free_m, max_glob_n : int
-        OPT_free is skipped when m > max_free_m, OPT_glob when n > max_glob_n (or m > 64);
-        either is also skipped, with the reason, when its table does not fit in memory.
+        The subset DP runs up to m = max_free_m requests; past it OPT_free comes from the
+        closure arborescence (:mod:`mptsearch.exact.auto` picks the method, ``free_method``
+        says which). OPT_glob is skipped when n > max_glob_n (or m > 64), also, with the
+        reason, when its table does not fit in memory.
+    free_time_limit : float
+        Seconds the closure arborescence may take; past them OPT_free is skipped with the
+        bracket it proved (also in ``free_bounds``).
 
     Returns
     -------
@@ -109,8 +120,7 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         raise InstanceError(f"unknown method(s): {', '.join(sorted(unknown))}; choose from {', '.join(METHODS)}")
     s = Summary(inst)
     candidates: list[tuple[int, str, list, object]] = []
-    if ("opt_free" in methods and inst.m <= max_free_m) or ("opt_glob" in methods and inst.n <= max_glob_n) \
-            or "lower_bound" in methods:
+    if "opt_free" in methods or ("opt_glob" in methods and inst.n <= max_glob_n) or "lower_bound" in methods:
         load = load_kernels()  # before any clock starts
         if load:
             s.seconds["kernel_load"] = load
@@ -126,25 +136,28 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         return result
 
     if "opt_free" in methods:
+        # the fastest exact method for the size (mptsearch/exact/auto.py): prefix sets, the
+        # subset DP, or the closure arborescence, which has no m limit but a time limit
+        from .exact.auto import opt_free_exact
         from .exact.prefix_sets import prefix_sets_apply
         if prefix_sets_apply(inst):
-            # unit weights on <= 7 chunks, past the DP's crossover: no 3^m, no m limit
             from .exact.prefix_sets import opt_free_prefix_sets
             from .families import k4_3
             t0 = time.perf_counter()
             opt_free_prefix_sets(k4_3())  # compiled once per process: timings are the solve's own
             s.seconds["kernel_load"] = time.perf_counter() - t0
-            r = timed("opt_free", lambda: opt_free_prefix_sets(inst))
-            s.values["opt_free"] = r.value
-            candidates.append((r.value, "opt_free", r.layout, r.hierarchy))
-        elif inst.m > max_free_m:
-            s.skipped["opt_free"] = f"m={inst.m} requests exceeds --max-free-m {max_free_m} (O(3^m) time)"
-        else:
-            from .exact.free import opt_free
-            r = timed("opt_free", lambda: opt_free(inst))
-            if r is not None:
+        out = timed("opt_free", lambda: opt_free_exact(inst, max_dp_m=max_free_m, time_limit=free_time_limit))
+        if out is not None:
+            r, method = out
+            s.free_method = method
+            if getattr(r, "optimal", True):
                 s.values["opt_free"] = r.value
                 candidates.append((r.value, "opt_free", r.layout, r.hierarchy))
+            else:
+                s.skipped["opt_free"] = (f"closure arborescence not finished in {free_time_limit:g} s: "
+                                         f"{r.lower} <= OPT_free <= {r.upper} (gap {100 * r.gap:.2f}%)")
+                s.seconds.pop("opt_free", None)
+                s.free_bounds = (r.lower, r.upper)
     if "opt_glob" in methods:
         if inst.n > max_glob_n:
             s.skipped["opt_glob"] = f"n={inst.n} chunks exceeds --max-glob-n {max_glob_n} (O(2^n) time and memory)"

@@ -219,3 +219,24 @@ def naive_blend_serving(weights, seqs, order, capacity, r, price, beta):
             victim = min(leaves, key=lambda p: (cache[p][0], -len(p)))
             del cache[victim]
     return cost, loss, blended
+
+
+def naive_closure(requests) -> set:
+    """Every nonempty intersection of a nonempty subfamily of the requests, by listing the
+    subfamilies (2^m of them)."""
+    reqs = [frozenset(r) for r in requests]
+    out = set()
+    for size in range(1, len(reqs) + 1):
+        for sub in combinations(reqs, size):
+            inter = frozenset.intersection(*sub)
+            if inter:
+                out.add(inter)
+    return out
+
+
+def naive_cover_pairs(sets) -> set:
+    """The cover pairs (X, Y) of the sets plus the empty set: X strictly inside Y and no
+    member strictly between, by checking every triple."""
+    nodes = set(sets) | {frozenset()}
+    return {(x, y) for x in nodes for y in nodes
+            if x < y and not any(x < z < y for z in nodes)}

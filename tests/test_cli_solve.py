@@ -37,11 +37,26 @@ def test_solve_table_and_skip(capsys):
 
 
 def test_slow_methods_are_skipped_with_the_reason(capsys):
+    # past --max-free-m the closure arborescence answers (and says so); OPT_glob is skipped
     code, out, _ = run(["solve", "01 12 23 34", "--max-free-m", "3", "--max-glob-n", "2", "--json"], capsys)
     data = json.loads(out)
-    assert code == 0 and data["opt_free"] is None and "exceeds --max-free-m 3" in data["skipped"]["opt_free"]
+    assert code == 0 and data["opt_free"] == 6 and data["opt_free_method"] == "closure"
     assert "exceeds --max-glob-n 2" in data["skipped"]["opt_glob"]
-    assert data["layout_method"] in ("agglomerative", "greedy")
+    assert data["layout_method"] == "opt_free"
+
+
+def test_closure_out_of_time_gives_the_bracket_not_a_value(capsys):
+    from mptsearch.families import random_instance
+
+    inst = json.dumps(random_instance(n=8, m=50, k=4, seed=2).to_json())
+    code, out, _ = run(["solve", inst, "--max-free-m", "3", "--free-time-limit", "0.2", "--skip", "opt_glob",
+                        "--json"], capsys)
+    data = json.loads(out)
+    low, up = data["opt_free_bounds"]
+    assert code == 0 and data["opt_free"] is None and low < up
+    assert f"{low} <= OPT_free <= {up}" in data["skipped"]["opt_free"]
+    code, out, _ = run(["solve", "012 013 023 123"], capsys)
+    assert "by subset DP" in out
 
 
 def test_stdin_and_file(capsys, monkeypatch, tmp_path):

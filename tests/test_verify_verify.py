@@ -138,7 +138,7 @@ def test_cli_exit_codes(capsys, tmp_path):
     assert main(["verify", RECORD, "--claim", "free=14", "--claim", "glob=21"]) == 0
     out = capsys.readouterr().out
     assert "verified" in out and "cpsat-glob" in out and "order costs 21 ok" in out
-    assert "OPT_free = 14  proved by 5 independent methods" in out
+    assert "OPT_free = 14  proved by 6 independent methods" in out and "closure-mip=14" in out
     assert main(["verify", RECORD, "--claim", "glob=20"]) == 1
     out = capsys.readouterr().out
     assert "claim glob=20: FALSE (OPT_glob is 21, not 20" in out and "NOT verified" in out

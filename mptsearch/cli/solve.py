@@ -22,10 +22,13 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, fail, json_opti
 @click.option("--skip", multiple=True, metavar="METHOD",
               help="Skip a method (opt_free, opt_glob, agglomerative, greedy, production, lower_bound); repeatable.")
 @click.option("--max-free-m", type=click.IntRange(1, 32), default=25, show_default=True,
-              help="Skip exact OPT_free above this many requests (its time is O(3^m)).")
+              help="Use the subset DP (time O(3^m)) up to this many requests; past it OPT_free comes "
+                   "from the closure arborescence (docs/exact.md).")
+@click.option("--free-time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds for the closure arborescence; past them OPT_free is skipped with the bounds it proved.")
 @click.option("--max-glob-n", type=click.IntRange(1, 34), default=26, show_default=True,
               help="Skip exact OPT_glob above this many chunks (time and memory O(2^n)).")
-def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_glob_n):
+def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, free_time_limit, max_glob_n):
     """Solve INSTANCE exactly and with every heuristic and bound.
 
     INSTANCE is a file (JSON or compact notation), - for stdin, or compact notation, e.g.
@@ -34,6 +37,7 @@ def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_g
     """
     from ..draw import draw_trie, trie_dot
     from ..instance import compact, parse_instance
+    from ..exact.auto import METHOD_NAMES
     from ..solve import METHODS, solve as run
 
     bad = [s for s in skip if s not in METHODS]
@@ -45,10 +49,11 @@ def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_g
     inst = parse_instance(instance)
     for msg in inst.notes:
         note(f"note: {msg}", quiet)
-    if ("opt_free" in methods and inst.m <= max_free_m) or ("opt_glob" in methods and inst.n <= max_glob_n) \
+    if "opt_free" in methods or ("opt_glob" in methods and inst.n <= max_glob_n) \
             or "lower_bound" in methods:  # what makes solve() load the kernels
         announce_compile(*SOLVE_KERNELS, quiet=quiet)
-    summary = run(inst, methods=methods, max_free_m=max_free_m, max_glob_n=max_glob_n)
+    summary = run(inst, methods=methods, max_free_m=max_free_m, max_glob_n=max_glob_n,
+                  free_time_limit=free_time_limit)
     out_json = summary.to_json()
     if out is not None:
         write_json(out, out_json)
@@ -68,7 +73,8 @@ def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_g
         if meth in out_json["skipped"]:
             click.echo(f"{meth:<14}{'skipped':>12}  {out_json['skipped'][meth]}")
         elif out_json[meth] is not None:
-            click.echo(f"{meth:<14}{out_json[meth]:>12}{out_json['seconds'].get(meth, 0):>12.4f}")
+            by = f"  by {METHOD_NAMES[summary.free_method]}" if meth == "opt_free" and summary.free_method else ""
+            click.echo(f"{meth:<14}{out_json[meth]:>12}{out_json['seconds'].get(meth, 0):>12.4f}{by}")
     if "kernel_load" in out_json["seconds"]:
         click.echo(f"(compiled kernels loaded in {out_json['seconds']['kernel_load']:.2f} s, not counted above)")
     if out_json["ratio"] is not None:

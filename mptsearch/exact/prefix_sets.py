@@ -62,7 +62,7 @@ import numpy as np
 
 from ..instance import Instance, InstanceError
 
-__all__ = ["PrefixSetResult", "opt_free_prefix_sets", "opt_free_auto", "level_bound", "prefix_sets_apply", "MAX_N",
+__all__ = ["PrefixSetResult", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply", "MAX_N",
            "PS_FROM", "PS_FROM_SMALL_K"]
 
 MAX_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
@@ -174,17 +174,6 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     return PrefixSetResult(int(value), {j: [tuple(c for c in range(n) if x >> c & 1) for x in xs]
                                         for j, xs in sorted(chunk_level.items())}, layout,
                            _hierarchy(layout), inst.total_weight() - int(value))
-
-
-def opt_free_auto(inst: Instance):
-    """Exact OPT_free by the faster method: :func:`opt_free_prefix_sets` where
-    :func:`prefix_sets_apply`, else the subset DP (:func:`mptsearch.exact.free.opt_free`);
-    both results have ``value``, ``savings``, ``layout`` and ``hierarchy``."""
-    if prefix_sets_apply(inst):
-        return opt_free_prefix_sets(inst)
-    from .free import opt_free
-
-    return opt_free(inst)
 
 
 def _hierarchy(layout: list):

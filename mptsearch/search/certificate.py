@@ -51,7 +51,7 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
         what it should on the prefix trie.
     """
     from ..canonical import canonical_form
-    from ..exact.prefix_sets import opt_free_auto as opt_free  # the DP, or the prefix-set search
+    from ..exact.auto import opt_free_auto as opt_free  # prefix sets, the DP, or the closure program
     from ..exact.glob import opt_glob
     from ..trie import order_cost, trie_cost
 

@@ -25,7 +25,7 @@ __all__ = ["certify_cost_ratio", "certify_online"]
 def _common(inst, num: int, den: int, what: str, cost: int, layout) -> dict:
     """The shared part: OPT_free recomputed and verified, the numerator's layout rechecked."""
     from ..canonical import canonical_form
-    from ..exact.prefix_sets import opt_free_auto as opt_free  # the DP, or the prefix-set search
+    from ..exact.auto import opt_free_auto as opt_free  # prefix sets, the DP, or the closure program
     from ..trie import trie_cost
     from .verification import CertificateError, verification
 

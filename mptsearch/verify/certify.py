@@ -8,7 +8,10 @@ exists. The certificate folder holds both halves:
   with sizes, times and the checkers' verdicts when it was written;
 - ``free.cnf`` / ``glob.cnf``: the CNF of "a layout / global order of cost <= V - 1 exists"
   (:func:`mptsearch.encodings.trie_cnf.trie_cnf`);
-- ``free.drup`` / ``glob.drup``: the SAT solver's DRUP proof that the CNF is unsatisfiable.
+- ``free.drup`` / ``glob.drup``: the SAT solver's DRUP proof that the CNF is unsatisfiable;
+- or, for OPT_free with ``free_by="dual"`` (instances past SAT's reach), ``free.dual.json``:
+  an LP dual over the intersection closure (:mod:`mptsearch.verify.lpdual`) whose bound,
+  rechecked in exact fractions, is at least V (else the certificate is a bracket, *partial*).
 
 :func:`check` trusts neither our DP nor the SAT solver: it recomputes the witness's cost with
 the trie definition (:mod:`mptsearch.trie`), regenerates the CNF from the instance and compares
@@ -43,7 +46,7 @@ def _sha(text: str) -> str:
 
 
 def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
-            kinds=KINDS, checkers=("rup", "dratify")) -> dict:
+            kinds=KINDS, checkers=("rup", "dratify"), free_by: str = "sat") -> dict:
     """Compute OPT_free and OPT_glob by SAT with checked proofs and write the certificate folder.
 
     Parameters
@@ -58,6 +61,9 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
         than its search).
     kinds : tuple
         "free", "glob" or both.
+    free_by : {"sat", "dual"}
+        How OPT_free's lower half is proved: a checked DRUP proof, or an LP dual over the
+        closure rechecked in fractions (:func:`_certify_free_by_dual`).
 
     Returns
     -------
@@ -70,10 +76,15 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
     os.makedirs(out_dir, exist_ok=True)
     _write(os.path.join(out_dir, "instance.json"), json.dumps(inst.to_json()) + "\n")
     cert = {"instance": compact(inst), "n": inst.n, "m": inst.m, "quantities": {}}
+    if free_by not in ("sat", "dual"):
+        raise InstanceError(f"unknown free_by {free_by!r}; use 'sat' or 'dual'")
     for kind in kinds:
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
             raise SatBudgetExceeded(f"time limit reached before OPT_{kind}")
+        if kind == "free" and free_by == "dual":
+            cert["quantities"]["free"] = _certify_free_by_dual(inst, out_dir, left)
+            continue
         r = sat_optimum(inst, kind, time_limit=left, checkers=())  # checked below, within the limit
         r.checks = check_unsat(r.cnf.nvars, r.cnf.clauses, r.proof, checkers, deadline=deadline)
         r.optimal = bool(r.checks) and all(c.ok for c in r.checks)
@@ -97,6 +108,36 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
         }
     _write(os.path.join(out_dir, "certificate.json"), json.dumps(cert, indent=1) + "\n")
     return cert
+
+
+def _certify_free_by_dual(inst: Instance, out_dir: str, time_limit: float | None) -> dict:
+    """OPT_free by the closure program (:mod:`mptsearch.exact.arborescence`), its lower half
+    an LP dual written to ``free.dual.json`` and rechecked at once by
+    :func:`mptsearch.verify.lpdual.check_dual`. ``optimal`` only when the dual's ceiling
+    reaches the layout's trie cost; otherwise ``lower`` and ``value`` bracket OPT_free."""
+    from ..exact.arborescence import opt_free_closure
+    from .lpdual import check_dual, dual_certificate
+    from .satproof import SatBudgetExceeded
+
+    t0 = time.perf_counter()
+    r = opt_free_closure(inst, time_limit=time_limit, keep_duals=True)
+    dual = dual_certificate(inst, r)
+    text = json.dumps(dual) + "\n"
+    _write(os.path.join(out_dir, "free.dual.json"), text)
+    t1 = time.perf_counter()
+    got = check_dual(inst, dual)
+    value = trie_cost(inst, r.layout)
+    if time_limit is not None and time.perf_counter() - t0 > time_limit and not got.ok:
+        raise SatBudgetExceeded("time limit reached while certifying OPT_free")
+    return {
+        "value": value, "layout": [list(s) for s in r.layout], "layout_labels": inst.label_orders(r.layout),
+        "optimal": got.ok and got.lower >= value, "method": "lp-dual", "lower": got.lower,
+        "dual": {"file": "free.dual.json", "bound": dual["bound"], "rows": len(dual["rows"]),
+                 "arcs": got.arcs, "bytes": len(text), "sha256": _sha(text), "solver": "HiGHS (LP row duals)"},
+        "seconds": round(time.perf_counter() - t0, 4),
+        "checks": [{"checker": "lpdual", "ok": got.ok, "seconds": round(time.perf_counter() - t1, 4),
+                    "message": got.problem or f"bound {got.bound} in exact arithmetic"}],
+    }
 
 
 class _Corrupt(ValueError):
@@ -126,6 +167,7 @@ class CheckReport:
     values: dict
     lines: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
+    partial: bool = False  # every part accepted, but a lower bound stops short of its value
 
 
 def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
@@ -159,7 +201,7 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
                                        "certificate rejected"])
     except (KeyError, TypeError):
         raise InstanceError(f"{cert_dir}/certificate.json is not a certificate") from None
-    ok, lines, values, seconds = True, [], {}, {}
+    ok, lines, values, seconds, partial = True, [], {}, {}, False
     for kind, q in quantities.items():
         if kind not in KINDS:
             raise InstanceError(f"unknown quantity {kind!r} in the certificate")
@@ -177,6 +219,16 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
         ok &= good
         lines.append(f"OPT_{kind} <= {value}: the {what} costs {cost} on the prefix trie "
                      f"({'ok' if good else 'MISMATCH'})")
+        if kind == "free" and "dual" in q:
+            try:
+                good, short = _check_dual_file(inst, q, value, read, lines)
+            except _Corrupt as exc:
+                good, short = False, False
+                lines.append(f"OPT_free: {exc}: rejected")
+            ok &= good
+            partial |= short
+            seconds[kind] = round(time.perf_counter() - t0, 4)
+            continue
         try:
             cnf_text = read(q["cnf"]["file"])
             proof_text = read(q["proof"]["file"])
@@ -205,4 +257,28 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
             lines.append(f"OPT_{kind} >= {value}: {q['proof']['file']} ({len(proof_lines)} lines) "
                          f"{'accepted' if r.ok else 'REJECTED'} by {r.checker} in {r.seconds:.3f} s ({r.message})")
         seconds[kind] = round(time.perf_counter() - t0, 4)
-    return CheckReport(ok, values, lines, seconds)
+    return CheckReport(ok and not partial, values, lines, seconds, partial=partial and ok)
+
+
+def _check_dual_file(inst: Instance, q: dict, value: int, read, lines: list) -> tuple[bool, bool]:
+    """Recheck ``free.dual.json``; returns (accepted, partial) and appends what it found."""
+    from .lpdual import check_dual
+
+    name = q["dual"]["file"]
+    try:
+        dual = json.loads(read(name))
+    except json.JSONDecodeError as exc:
+        lines.append(f"OPT_free: {name} line {exc.lineno} is not JSON ({exc.msg}): rejected")
+        return False, False
+    t0 = time.perf_counter()
+    got = check_dual(inst, dual)
+    if not got.ok:
+        lines.append(f"OPT_free: {name} REJECTED: {got.problem}")
+        return False, False
+    lines.append(f"OPT_free >= {got.lower}: {name} ({got.rows} rows) is an LP dual over the closure's "
+                 f"{got.arcs} cover arcs with bound {got.bound}, accepted in exact arithmetic in "
+                 f"{time.perf_counter() - t0:.3f} s")
+    if got.lower < value:
+        lines.append(f"OPT_free in {got.lower}..{value}: the LP bound stops short of the layout (partial certificate)")
+        return True, True
+    return True, False

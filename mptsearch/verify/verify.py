@@ -22,6 +22,8 @@ method                    computes   how                                        
                                      of chunk sets (:mod:`mptsearch.exact.prefix_sets`)
 ``cpsat-orders``          OPT_free   CP-SAT: one order per request, a node per prefix,  layout
                                      level set-cover cuts (:mod:`mptsearch.encodings.orders_cpsat`)
+``closure-mip``           OPT_free   minimum arborescence over the intersection closure layout
+                                     (:mod:`mptsearch.exact.arborescence`), HiGHS
 ========================  =========  ================================================  =======
 
 A value is *proved* when at least ``min_methods`` (default 2) methods of different
@@ -65,6 +67,7 @@ DEFAULT_LIMITS = {
     "sat-glob": {"max_m": 40, "max_n": 16, "time_limit": 60.0, "max_proof_lines": 100_000},
     "prefix-sets": {"max_n": 7},
     "cpsat-orders": {"max_orders": 5_000},
+    "closure-mip": {"max_sets": 50_000},
 }
 
 # Methods of one family share code (a model, a module); only different families count as
@@ -75,6 +78,9 @@ FAMILIES = {
     "dp-glob": "chunk subset DP", "brute-orders": "enumeration", "cpsat-glob": "history-count CP-SAT",
     "sat-glob": "trie CNF + checked proof", "prefix-sets": "prefix-set search",
     "cpsat-orders": "order-choice CP-SAT",
+    # its own closure, model and solver; it borrows only the agglomerative layout as a start
+    # and fallback witness, which the trie recheck covers
+    "closure-mip": "closure arborescence MIP",
 }
 
 
@@ -255,6 +261,12 @@ class _ProofRejected(RuntimeError):
     """The SAT solver's proof did not pass a checker: the method failed."""
 
 
+def _closure_mip(inst, lim, opt):
+    from ..exact.arborescence import opt_free_closure
+    r = opt_free_closure(inst, time_limit=opt["time_limit"], max_sets=lim["max_sets"])
+    return r.upper, r.lower, r.optimal, r.layout
+
+
 def _k(inst):
     return max(len(o) for o in inst.orders)
 
@@ -278,6 +290,7 @@ METHODS: dict[str, tuple[str, str, Callable, Callable]] = {
         i.n > L["max_n"] and f"n={i.n} > {L['max_n']}"), _prefix_sets),
     "cpsat-orders": ("free", "layout", lambda i, L: (lambda c: c > L["max_orders"] and f"{c} request orders > {L['max_orders']}")(
         sum(math.factorial(len(o)) for o in i.orders)), _cpsat_orders),
+    "closure-mip": ("free", "layout", lambda i, L: False, _closure_mip),
     "dp-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (i.m > 64 and f"m={i.m} > 64"), _dp_glob),
     "brute-orders": ("glob", "order", lambda i, L: i.n > L["max_n"] and f"n={i.n} > {L['max_n']}", _brute_orders),
     "cpsat-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (

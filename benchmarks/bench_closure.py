@@ -1,0 +1,239 @@
+"""Exact OPT_free side by side: the closure arborescence (HiGHS) against the subset DP, the
+prefix-set search and a plain CP-SAT arborescence model, one thread each, in one run (issue 25).
+
+Suites (``--suite``, repeatable):
+
+- ``sunflowers``: S(c, k) for every c >= 2, k >= 3 with c(k-1) <= 48 chunks (103 families);
+- ``dense``: random k-uniform families (``random.Random`` over all k-sets): k = 4 on 7 chunks
+  (m = 15, 25, 35), k = 4 on 8 chunks (m = 20, 35, 50, 70), k = 4 and 5 on 9 chunks
+  (m = 63, 126), ``--samples`` of each (one when m is every k-set);
+- ``zipf``: RAG-shaped instances (experiments/rag_shaped.py's generator, 4 topics of 50 chunks,
+  token weights 50..400, every request exactly k chunks): (m, k) = (50, 5), (200, 10), (200, 20),
+  (500, 10), (1000, 10), one seed each.
+
+Methods: ``closure`` = :func:`mptsearch.exact.arborescence.opt_free_closure` (its time limit
+``--closure-limit``, 600 s for m = 1000; out of time it reports the bracket and the gap);
+``dp`` = :func:`mptsearch.exact.free.opt_free` where m <= ``--dp-upto``; ``prefix_sets`` where
+:func:`~mptsearch.exact.prefix_sets.opt_free_prefix_sets` applies (unit weights, <= 7 chunks);
+``cpsat`` = the plain model of issue 25 over the same cover graph (a boolean per set and per
+arc, one incoming arc per used set, an arc only from a used set; one worker, ``--cpsat-limit``)
+where the closure has at most ``--cpsat-max-arcs`` arcs and m <= ``--cpsat-max-m``, on the first
+sample of each group only (it is the slow one; the machine is shared). Wall seconds of one call each
+(``time.perf_counter``) and CPU seconds of this process (``time.process_time``; the machine is
+shared, so the CPU figure is the fairer one; the load average is recorded). The time limits are
+wall seconds. Every value
+any two methods prove is compared (assert).
+
+Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
+Writes benchmarks/results/closure_<suite>.json and prints one line per instance;
+``--table`` prints the markdown crossover table of docs/exact.md from those files only.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from experiments.rag_shaped import rag_instance  # noqa: E402
+from mptsearch.exact.arborescence import opt_free_closure  # noqa: E402
+from mptsearch.exact.closure import closure_graph, reduce_instance  # noqa: E402
+from mptsearch.exact.free import opt_free  # noqa: E402
+from mptsearch.exact.prefix_sets import opt_free_prefix_sets  # noqa: E402
+from mptsearch.families import k4_3, sunflowers  # noqa: E402
+from mptsearch.instance import from_lists  # noqa: E402
+from mptsearch.provenance import git_commit  # noqa: E402
+
+
+def plain_cpsat(inst, time_limit, max_arcs):
+    """The plain arborescence model on the closure's cover graph, CP-SAT with one worker.
+    Returns (value or None, lower bound, seconds) or None when the graph is too large."""
+    from ortools.sat.python import cp_model
+
+    red = reduce_instance(inst)
+    t0 = time.perf_counter()
+    graphs = [closure_graph(masks, red.weights) for idx, masks in red.components if len(idx) > 1]
+    if sum(len(g.tails) for g in graphs) > max_arcs:
+        return None
+    single = sum(sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
+                 for idx, masks in red.components if len(idx) == 1)
+    model = cp_model.CpModel()
+    cost = []
+    for g in graphs:
+        y = [None] + [model.NewBoolVar("") for _ in g.sets[1:]]
+        x = [model.NewBoolVar("") for _ in g.tails]
+        into = [[] for _ in g.sets]
+        for a, (t, h) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
+            into[h].append(x[a])
+            if t:
+                model.AddImplication(x[a], y[t])
+        for v in range(1, len(g.sets)):
+            model.Add(sum(into[v]) == y[v])
+        for r in g.requests:
+            model.Add(y[r] == 1)
+        cost += [int(c) * x[a] for a, c in enumerate(g.costs.tolist())]
+    model.Minimize(sum(cost))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = max(0.1, time_limit - (time.perf_counter() - t0))
+    st = solver.Solve(model)
+    secs = time.perf_counter() - t0
+    if st == cp_model.OPTIMAL:
+        return int(round(solver.ObjectiveValue())) + single, None, secs
+    return None, int(np.ceil(solver.BestObjectiveBound() - 1e-6)) + single, secs
+
+
+def sunflower_suite():
+    for c in range(2, 25):
+        for k in range(3, 48 // c + 2):
+            if c * (k - 1) <= 48:
+                yield f"S({c},{k})", sunflowers(c, k)
+
+
+def dense_suite(samples, seed):
+    for n, k, ms in [(7, 4, (15, 25, 35)), (8, 4, (20, 35, 50, 70)), (9, 4, (63, 126)), (9, 5, (63, 126))]:
+        sets = list(itertools.combinations(range(n), k))
+        for m in ms:
+            rng = random.Random(seed * 1000 + 100 * n + 10 * k + m)
+            for s in range(samples if m < len(sets) else 1):
+                yield f"{k}-uniform n={n} m={m} #{s}", from_lists([list(c) for c in rng.sample(sets, m)])
+
+
+def zipf_suite(seed):
+    for m, k in [(50, 5), (200, 10), (200, 20), (500, 10), (1000, 10)]:
+        yield f"zipf m={m} k={k}", rag_instance(m, np.random.default_rng(seed + m + k), k=(k, k), pool=50)
+
+
+def run_one(name, inst, a):
+    row = {"instance": name, "n": inst.n, "m": inst.m, "unit": bool(inst.unit_weights)}
+    limit = a.closure_limit if inst.m < 1000 else a.closure_limit_large
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = opt_free_closure(inst, time_limit=limit)
+    row["closure"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                      "optimal": r.optimal, "lower": r.lower,
+                      "upper": r.upper, "gap": r.gap, "lp": r.lp_bound, "sets": r.sets, "arcs": r.arcs,
+                      "components": r.components}
+    values = {"closure": r.value} if r.optimal else {}
+    if inst.m <= a.dp_upto:
+        t0, c0 = time.perf_counter(), time.process_time()
+        values["dp"] = opt_free(inst).value
+        row["dp"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+    if inst.unit_weights and inst.n <= 7:
+        t0, c0 = time.perf_counter(), time.process_time()
+        values["prefix_sets"] = opt_free_prefix_sets(inst).value
+        row["prefix_sets"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+    if a.cpsat_limit > 0 and inst.m <= a.cpsat_max_m and not name.endswith(("#1", "#2", "#3", "#4")):
+        c0 = time.process_time()
+        got = plain_cpsat(inst, a.cpsat_limit, a.cpsat_max_arcs)
+        if got is not None:
+            v, low, secs = got
+            row["cpsat"] = {"seconds": secs, "cpu": time.process_time() - c0, "optimal": v is not None, "lower": low}
+            if v is not None:
+                values["cpsat"] = v
+    assert len(set(values.values())) <= 1, (name, values)
+    row["value"] = next(iter(values.values()), None)
+    return row
+
+
+def table():
+    """The crossover table: per group, each method's median and max CPU seconds and how many
+    instances it solved exactly, from benchmarks/results/closure_<suite>.json."""
+    folder = Path(__file__).resolve().parent / "results"
+    print("| suite | group | instances | m | closure: solved, median / max CPU s | closure gap (unsolved) "
+          "| subset DP | prefix sets | plain CP-SAT: solved, median / max CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for suite in ("sunflowers", "dense", "zipf"):
+        path = folder / f"closure_{suite}.json"
+        if not path.exists():
+            continue
+        rows = json.loads(path.read_text())["rows"]
+        groups = {}
+        for r in rows:
+            key = r["instance"].split(" #")[0]
+            if suite == "sunflowers":
+                c, k = (int(v) for v in key[2:-1].split(","))
+                key = f"c(k-1) <= {8 * ((c * (k - 1) + 7) // 8)}"
+            groups.setdefault(key, []).append(r)
+
+        def cell(rs, meth):
+            got = [r[meth] for r in rs if meth in r]
+            if not got:
+                return "not run"
+            cpu = [g.get("cpu", g["seconds"]) for g in got]
+            solved = sum(g.get("optimal", True) for g in got)
+            return f"{solved}/{len(got)}, {statistics.median(cpu):.3g} / {max(cpu):.3g}"
+
+        for key, rs in groups.items():
+            gaps = [r["closure"]["gap"] for r in rs if not r["closure"]["optimal"]]
+            ms = sorted({r["m"] for r in rs})
+            mtxt = str(ms[0]) if len(ms) == 1 else f"{ms[0]}-{ms[-1]}"
+            print(f"| {suite} | {key} | {len(rs)} | {mtxt} | {cell(rs, 'closure')} | "
+                  f"{'max %.2f%%' % (100 * max(gaps)) if gaps else '-'} | {cell(rs, 'dp')} | "
+                  f"{cell(rs, 'prefix_sets')} | {cell(rs, 'cpsat')} |")
+
+
+def main():
+    if "--table" in sys.argv:
+        table()
+        return
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--suite", action="append", choices=["sunflowers", "dense", "zipf"], required=True)
+    p.add_argument("--samples", type=int, default=3)
+    p.add_argument("--seed", type=int, default=25)
+    p.add_argument("--closure-limit", type=float, default=60.0)
+    p.add_argument("--closure-limit-large", type=float, default=600.0, help="for m >= 1000")
+    p.add_argument("--dp-upto", type=int, default=20)
+    p.add_argument("--cpsat-limit", type=float, default=30.0)
+    p.add_argument("--cpsat-max-m", type=int, default=200)
+    p.add_argument("--cpsat-max-arcs", type=int, default=20_000)
+    a = p.parse_args()
+    opt_free(k4_3())  # compile outside the timings
+    opt_free(from_lists([[0, 1], [1, 2], [2, 3], [0, 3], [0, 2], [1, 3], [0, 1, 2], [1, 2, 3]]))
+    opt_free_prefix_sets(k4_3())
+    opt_free_closure(k4_3())
+    for suite in a.suite:
+        gen = {"sunflowers": sunflower_suite, "dense": lambda: dense_suite(a.samples, a.seed),
+               "zipf": lambda: zipf_suite(a.seed)}[suite]()
+        rows = []
+        for name, inst in gen:
+            row = run_one(name, inst, a)
+            rows.append(row)
+            c = row["closure"]
+            others = " ".join(f"{meth} {row[meth]['seconds']:.3f}s (cpu {row[meth]['cpu']:.3f})"
+                              for meth in ("dp", "prefix_sets", "cpsat") if meth in row)
+            print(f"{name:<28} m={inst.m:<5} closure {c['seconds']:.3f}s (cpu {c['cpu']:.3f}) "
+                  f"{'optimal ' + str(row['value']) if c['optimal'] else 'bracket %d..%d' % (c['lower'], c['upper'])}"
+                  f" (lp {c['lp']:.1f}, {c['sets']} sets) {others}", flush=True)
+        out = Path(__file__).resolve().parent / "results" / f"closure_{suite}.json"
+        data = {"config": vars(a), "suite": suite, "git_commit": git_commit(), "load_average": os.getloadavg(),
+                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "what": "wall seconds and process CPU seconds of one call per method and instance, one thread each; "
+                        "closure brackets where it ran out of time", "rows": rows}
+        tmp = out.with_name(f".{out.name}.tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, out)
+        summarise(rows, suite)
+
+
+def summarise(rows, suite):
+    """Median and max closure seconds per group (the instance name without its sample index)."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["instance"].split(" #")[0], []).append(r)
+    for g, rs in groups.items():
+        secs = [r["closure"].get("cpu", r["closure"]["seconds"]) for r in rs]
+        solved = sum(r["closure"]["optimal"] for r in rs)
+        print(f"[{suite}] {g}: closure median {statistics.median(secs):.3f} s max {max(secs):.3f} s (cpu), "
+              f"{solved}/{len(rs)} optimal", flush=True)
+
+
+if __name__ == "__main__":
+    main()

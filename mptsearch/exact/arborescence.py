@@ -1,0 +1,359 @@
+"""Exact OPT_free at scale: a minimum Steiner arborescence over the intersection closure.
+
+By the closure form of Theorem 1 (:mod:`mptsearch.exact.closure`, with its proof) OPT_free is
+the least cost of an arborescence rooted at ∅ in the cover graph of the intersection closure
+that reaches every request. This module solves that with a 0/1 program in HiGHS:
+
+- a variable x_a in {0, 1} per cover arc a = X -> Y, cost w(Y - X); in(v) is the sum of x over
+  the arcs into v (the number of parents v gets, 0 or 1);
+- ``in(R) = 1`` for every request R, ``in(v) <= 1`` for every other set;
+- *chunk rows*: for every node X and chunk c outside X, the arcs from X whose head holds c
+  sum to at most in(X) (at most 1 at the root). They say "an arc leaves only a reached node"
+  (an arc a from X alone is ``x_a <= in(X)``) and, more strongly, "no two children of X
+  share a chunk outside X", which every cover arborescence satisfies (module docstring of
+  :mod:`mptsearch.exact.closure`); a row whose arcs are among another row's of the same X is
+  dropped (implied).
+
+In a DAG every 0/1 point of these rows is an arborescence (each reached node has one parent,
+following parents ends at the root), so the program is exact. Its LP relaxation gives the
+lower bound the certificate of :mod:`mptsearch.verify.lpdual` rechecks in rational arithmetic.
+
+HiGHS (MIT, wheels for every platform, maintained) was chosen over CP-SAT for this model: the
+bound here comes from the LP, which CP-SAT only uses as one of its workers, and HiGHS reports
+the dual bound and the row duals the certificate needs. The incumbent starts from the
+agglomerative heuristic's cost; out of time, the result carries a lower and an upper bound
+and their gap, never a guess.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..instance import Instance
+from .closure import ClosureGraph, closure_graph, reduce_instance, MAX_SETS
+
+__all__ = ["ClosureResult", "opt_free_closure", "component_model"]
+
+
+@dataclass
+class ClosureResult:
+    """OPT_free by the closure arborescence, or bounds on it when the time ran out.
+
+    ``value`` is OPT_free when ``optimal``, else None; ``lower`` <= OPT_free <= ``upper``
+    always, ``upper`` is the trie cost of ``layout`` (recomputed on the trie), ``gap`` is
+    (upper - lower) / upper. ``lp_bound`` is the LP relaxation's value (float);
+    ``sets``/``arcs`` are the model sizes summed over components (single-request components
+    need no model); ``duals`` holds, per component, what :mod:`mptsearch.verify.lpdual`
+    needs to write a certificate: (request indices, graph, model, row duals, LP value)."""
+
+    value: int | None
+    lower: int
+    upper: int
+    optimal: bool
+    layout: list
+    lp_bound: float
+    sets: int
+    arcs: int
+    components: int
+    seconds: float
+    status: str
+    duals: list = field(default_factory=list, repr=False)
+    groups: list = field(default_factory=list, repr=False)
+
+    total: int = 0  # sum_i w(R_i)
+
+    @property
+    def savings(self) -> int | None:
+        """sum_i w(R_i) - OPT_free (None when not proved)."""
+        return self.total - self.value if self.value is not None else None
+
+    @property
+    def gap(self) -> float:
+        return (self.upper - self.lower) / self.upper if self.upper else 0.0
+
+    @property
+    def hierarchy(self):
+        from .prefix_sets import _hierarchy
+
+        return _hierarchy(self.layout)
+
+
+@dataclass
+class Model:
+    """The rows of the program for one component, in a solver-independent form.
+
+    Row r is ``lo[r] <= sum_j coef x_j <= hi[r]`` over ``rows[r]`` (pairs arc, coefficient);
+    ``kinds[r]`` is ("in", v) for in(v) <= 1 (= 1 for a request) or ("chunk", X, c)."""
+
+    graph: ClosureGraph
+    rows: list
+    lo: list
+    hi: list
+    kinds: list
+
+
+def component_model(g: ClosureGraph) -> Model:
+    """The rows of the module docstring for one component's cover graph. O(sum_a |Y - X|)."""
+    nsets = len(g.sets)
+    into: list[list[int]] = [[] for _ in range(nsets)]
+    out: list[list[int]] = [[] for _ in range(nsets)]
+    for a, (t, h) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
+        into[h].append(a)
+        out[t].append(a)
+    is_request = set(g.requests)
+    rows, lo, hi, kinds = [], [], [], []
+    for v in range(1, nsets):
+        rows.append([(a, 1.0) for a in into[v]])
+        lo.append(1.0 if v in is_request else -np.inf)
+        hi.append(1.0)
+        kinds.append(("in", v))
+    for X in range(nsets):
+        if not out[X]:
+            continue
+        by_chunk: dict[int, list[int]] = {}
+        sx = g.sets[X]
+        for a in out[X]:
+            extra = g.sets[g.heads[a]] & ~sx
+            while extra:
+                low = extra & -extra
+                by_chunk.setdefault(low.bit_length() - 1, []).append(a)
+                extra ^= low
+        groups: dict[frozenset, int] = {}
+        for c, arcs in by_chunk.items():
+            groups.setdefault(frozenset(arcs), c)
+        keys = sorted(groups, key=len, reverse=True)
+        kept: list[frozenset] = []
+        for s in keys:
+            if not any(s <= k for k in kept):
+                kept.append(s)
+        for s in kept:
+            row = [(a, 1.0) for a in sorted(s)]
+            if X == 0:
+                rows.append(row)
+                lo.append(-np.inf)
+                hi.append(1.0)
+            else:
+                rows.append(row + [(a, -1.0) for a in into[X]])
+                lo.append(-np.inf)
+                hi.append(0.0)
+            kinds.append(("chunk", X, groups[s]))
+    return Model(g, rows, lo, hi, kinds)
+
+
+def _new_highs():
+    """A HiGHS instance, its banner (written to the C stdout on the first one) kept off our
+    output: the commands print their own lines only."""
+    import os
+    import sys
+
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            h = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    return h
+
+
+def _highs(model: Model, *, integer: bool, time_limit: float | None, threads: int = 1):
+    import highspy
+
+    g = model.graph
+    h = _new_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", threads)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.0)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(0.01, float(time_limit)))
+    na = len(g.tails)
+    inf = highspy.kHighsInf
+    h.addVars(na, np.zeros(na), np.ones(na))
+    h.changeColsCost(na, np.arange(na, dtype=np.int32), g.costs.astype(np.float64))
+    starts, index, value = [], [], []
+    for row in model.rows:
+        starts.append(len(index))
+        index.extend(a for a, _ in row)
+        value.extend(c for _, c in row)
+    lo = np.array([(-inf if v == -np.inf else v) for v in model.lo], dtype=np.float64)
+    hi = np.array(model.hi, dtype=np.float64)
+    h.addRows(len(model.rows), lo, hi, len(index), np.array(starts, dtype=np.int32),
+              np.array(index, dtype=np.int32), np.array(value, dtype=np.float64))
+    if integer:
+        h.changeColsIntegrality(na, np.arange(na, dtype=np.int32),
+                                np.array([highspy.HighsVarType.kInteger] * na))
+    return h
+
+
+def _arborescence_layout(g: ClosureGraph, used: np.ndarray, groups: list) -> list:
+    """Each request's chunk order read off the used arcs (module docstring of
+    :mod:`mptsearch.exact.closure`, first half of the proof), merged chunks expanded."""
+    parent = {}
+    for a in np.flatnonzero(used):
+        h = int(g.heads[a])
+        if h in parent:
+            raise RuntimeError("the solver returned a node with two parents")
+        parent[h] = int(g.tails[a])
+    seqs: dict[int, list] = {0: []}
+
+    def seq(v):
+        chain = []
+        while v not in seqs:
+            chain.append(v)
+            v = parent[v]
+        for u in reversed(chain):
+            extra = g.sets[u] & ~g.sets[parent[u]]
+            seqs[u] = seqs[parent[u]] + [x for c in range(extra.bit_length()) if extra >> c & 1
+                                         for x in groups[c]]
+        return seqs[chain[0]] if chain else seqs[v]
+
+    return [seq(r) for r in g.requests]
+
+
+def _agglomerative_start(g: ClosureGraph, masks: list, weights: list) -> tuple[np.ndarray, int]:
+    """The agglomerative hierarchy of the component as a 0/1 point of the program, and its cost.
+
+    Its sets I(v) are closure members (or ∅); each tree edge X -> Y, visited top-down, is
+    walked down from Y through covers that contain X and stops at the first set already
+    placed (the reduction of the proof in :mod:`mptsearch.exact.closure`: the cost does not
+    rise). A parent is always a strict subset, so the parent map has no cycle."""
+    from ..heuristics.agglomerative import agglomerative
+    from ..instance import from_lists
+
+    bits = [[c for c in range(x.bit_length()) if x >> c & 1] for x in masks]
+    used = sorted({c for b in bits for c in b})
+    sub = from_lists(bits, {c: weights[c] for c in used})
+    h = agglomerative(sub).hierarchy
+    m = len(masks)
+    inter = list(masks) + [0] * (m - 1)
+    kids = h.children.tolist()
+    for v in range(m, 2 * m - 1):  # merges create parents after their children
+        a, b = kids[v - m]
+        inter[v] = inter[a] & inter[b]
+    index = {x: j for j, x in enumerate(g.sets)}
+    below: dict[int, list[int]] = {}
+    arc_of = {}
+    for a, (t, hd) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
+        below.setdefault(hd, []).append(t)
+        arc_of[(t, hd)] = a
+    parent: dict[int, int] = {}
+    stack = [(0, h.root if m > 1 else 0)]
+    while stack:
+        top, v = stack.pop()
+        X, Y = index[top], index[inter[v]]
+        while Y != X and Y not in parent:
+            Z = next(z for z in below[Y] if g.sets[z] & g.sets[X] == g.sets[X])
+            parent[Y] = Z
+            Y = Z
+        if v >= m:
+            stack.extend((inter[v], c) for c in kids[v - m])
+    x = np.zeros(len(g.tails))
+    for hd, t in parent.items():
+        x[arc_of[(t, hd)]] = 1.0
+    return x, int(g.costs[x > 0.5].sum())
+
+
+def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_sets: int = MAX_SETS,
+                     threads: int = 1, keep_duals: bool = False) -> ClosureResult:
+    """Exact OPT_free (any weights, any n) by the closure arborescence program.
+
+    Parameters
+    ----------
+    inst : Instance
+    time_limit : float, optional
+        Wall seconds for the whole solve; when it runs out the result has ``optimal`` False
+        and the bounds proved so far.
+    max_sets : int
+        Cap on the closure's size per component (:class:`~mptsearch.exact.closure.ClosureTooLarge`).
+    keep_duals : bool
+        Also solve each component's LP relaxation and keep its row duals (for a certificate).
+
+    Returns
+    -------
+    ClosureResult
+
+    Notes
+    -----
+    NP-hard in general (it solves MPT); the closure costs O(|C| m) word operations, the
+    program has one variable per cover arc. Theorem 1 of the paper, Section 3, in the closure
+    form proved in :mod:`mptsearch.exact.closure`.
+
+    Examples
+    --------
+    >>> from mptsearch.families import k4_3
+    >>> r = opt_free_closure(k4_3())
+    >>> r.value, r.optimal
+    (8, True)
+    """
+    from ..heuristics.agglomerative import agglomerative
+    from ..trie import trie_cost
+
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    red = reduce_instance(inst)
+    layout: list = [None] * inst.m
+    lower = upper_model = 0
+    lp_total = 0.0
+    optimal, status, nsets, narcs, duals = True, "optimal", 0, 0, []
+    for idx, masks in red.components:
+        if len(idx) == 1:
+            layout[idx[0]] = [x for c in range(masks[0].bit_length()) if masks[0] >> c & 1
+                              for x in red.groups[c]]
+            w = sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
+            lower += w
+            upper_model += w
+            lp_total += w
+            continue
+        g = closure_graph(masks, red.weights, max_sets=max_sets)
+        model = component_model(g)
+        nsets += len(g.sets)
+        narcs += len(g.tails)
+        left = None if deadline is None else deadline - time.perf_counter()
+        lp = _highs(model, integer=False, time_limit=left)
+        lp.run()
+        lp_value = lp.getInfo().objective_function_value
+        lp_total += lp_value
+        if keep_duals:
+            duals.append((idx, g, model, np.array(lp.getSolution().row_dual), lp_value))
+        left = None if deadline is None else deadline - time.perf_counter()
+        h = _highs(model, integer=True, time_limit=left)
+        start, _ = _agglomerative_start(g, masks, red.weights)
+        h.setSolution(len(start), np.arange(len(start), dtype=np.int32), start)
+        h.run()
+        info = h.getInfo()
+        st = h.modelStatusToString(h.getModelStatus())
+        has_sol = info.primal_solution_status == 2
+        if st != "Optimal":
+            optimal = False
+            status = st
+        bound = int(np.ceil(info.mip_dual_bound - 1e-6)) if info.mip_dual_bound > -1e300 else 0
+        lower += max(bound, 0)
+        if has_sol:
+            x = np.array(h.getSolution().col_value) > 0.5
+            lay = _arborescence_layout(g, x, red.groups)
+            upper_model += int(g.costs[x].sum())
+            for i, s in zip(idx, lay):
+                layout[i] = s
+        else:
+            upper_model = None
+            optimal = False
+    fallback = agglomerative(inst)
+    if upper_model is None or any(s is None for s in layout):
+        layout = [list(s) for s in fallback.layout]
+    cost = trie_cost(inst, layout)
+    if fallback.cost < cost:
+        layout, cost = [list(s) for s in fallback.layout], fallback.cost
+    if optimal and cost != lower:
+        raise RuntimeError(f"closure solver: layout costs {cost} but the proved bound is {lower}")
+    return ClosureResult(value=cost if optimal else None, lower=min(lower, cost), upper=cost, optimal=optimal,
+                         layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
+                         components=len(red.components), seconds=time.perf_counter() - t0,
+                         status=status, duals=duals, groups=red.groups, total=inst.total_weight())

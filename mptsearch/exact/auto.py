@@ -1,0 +1,75 @@
+"""Exact OPT_free by whichever exact method is fastest for the instance's size and shape.
+
+Three exact methods, none of which wins everywhere (docs/exact.md has the measured crossover):
+
+- the prefix-set search (:mod:`mptsearch.exact.prefix_sets`): unit weights on <= 7 chunks,
+  past its crossover with the DP (:func:`~mptsearch.exact.prefix_sets.prefix_sets_apply`);
+- the subset DP of Theorem 1 (:mod:`mptsearch.exact.free`): O(3^m), milliseconds up to
+  m = 18 on any instance, about 0.3 s at m = 20 and x9 every two requests more;
+- the closure arborescence (:mod:`mptsearch.exact.arborescence`): no 3^m, but its time depends
+  on the closure and on the LP gap: fast on sparse and structured families (S(c,k), RAG-shaped),
+  slow on dense random ones (4-uniform families on 8 chunks, seconds at m = 14).
+
+The rule: the prefix-set search where it applies; the DP up to m = 18; from m = 19 to the
+DP's limit, the closure program first with a budget equal to the DP's estimated time, then the
+DP if the program has not finished (at most twice the DP's time, often far less); past the
+DP's limit, the closure program alone, within ``time_limit`` (then bounds, not a value).
+"""
+
+from __future__ import annotations
+
+from .. import instance as _instance
+from ..instance import Instance
+
+__all__ = ["opt_free_exact", "opt_free_auto", "METHOD_NAMES", "DP_ALONE_M"]
+
+METHOD_NAMES = {"dp": "subset DP", "prefix_sets": "prefix-set search", "closure": "closure arborescence"}
+DP_ALONE_M = 18
+_DP_SECONDS_PER_3M = 1.5e-10  # measured: m = 20 in about 0.33 s on one core (docs/exact.md)
+
+
+def dp_seconds(m: int) -> float:
+    """A rough estimate of the subset DP's time on m requests (the budget split above)."""
+    return _DP_SECONDS_PER_3M * 3.0 ** m
+
+
+def opt_free_exact(inst: Instance, *, max_dp_m: int = 25, time_limit: float | None = None):
+    """OPT_free by the fastest applicable exact method (module docstring).
+
+    Returns
+    -------
+    (result, method)
+        ``method`` is a key of :data:`METHOD_NAMES`; ``result`` has ``value``, ``layout`` and
+        ``hierarchy``. Only a closure result can be unfinished: then ``result.optimal`` is
+        False, ``value`` None, and ``lower``/``upper`` bracket OPT_free.
+    """
+    from .free import opt_free
+    from .prefix_sets import opt_free_prefix_sets, prefix_sets_apply
+
+    if prefix_sets_apply(inst):
+        return opt_free_prefix_sets(inst), "prefix_sets"
+    if inst.m <= min(DP_ALONE_M, max_dp_m):
+        return opt_free(inst), "dp"
+    from .arborescence import opt_free_closure
+    if inst.m <= max_dp_m:
+        budget = dp_seconds(inst.m)
+        if time_limit is not None:
+            budget = min(budget, time_limit)
+        try:
+            r = opt_free_closure(inst, time_limit=budget)
+            if r.optimal:
+                return r, "closure"
+        except _instance.InstanceError:  # a closure past its cap: the DP still applies
+            pass
+        return opt_free(inst), "dp"
+    return opt_free_closure(inst, time_limit=time_limit), "closure"
+
+
+def opt_free_auto(inst: Instance, *, time_limit: float | None = None):
+    """Exact OPT_free by :func:`opt_free_exact`, for callers that need a value: the result
+    (``value``, ``savings``, ``layout``, ``hierarchy``), or :class:`~mptsearch.instance.InstanceError`
+    with the bracket when the closure program ran out of time."""
+    r, method = opt_free_exact(inst, max_dp_m=DP_ALONE_M, time_limit=time_limit)
+    if not getattr(r, "optimal", True):
+        raise _instance.InstanceError(f"OPT_free undecided in {time_limit:g} s: {r.lower} <= OPT_free <= {r.upper}")
+    return r

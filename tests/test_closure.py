@@ -1,0 +1,130 @@
+"""The closure arborescence (exact OPT_free at scale) against the Theorem 1 DP and the naive
+twins: the closure and its cover pairs, the exact reductions, the value on random unit and
+weighted instances (requests inside others included), S(c,k), L_n, K4^(3), and the bounds
+when the time runs out."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mptsearch.exact.arborescence import opt_free_closure
+from mptsearch.exact.closure import ClosureTooLarge, closure_graph, reduce_instance
+from mptsearch.exact.free import opt_free
+from mptsearch.families import k4_3, leave_one_out, min_external_path_length, random_instance, sunflowers
+from mptsearch.instance import from_lists
+from mptsearch.trie import trie_cost
+
+from .naive import naive_closure, naive_cover_pairs, naive_opt_free, naive_trie_cost
+from .strategies import instances
+
+
+def _sets(mask):
+    return frozenset(c for c in range(mask.bit_length()) if mask >> c & 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances(max_n=7, max_m=8))
+def test_closure_and_covers_match_the_naive_twins(inst):
+    masks = inst.request_masks()
+    g = closure_graph(masks, [int(w) for w in inst.weights])
+    got = {_sets(x) for x in g.sets[1:]}
+    assert got == naive_closure(inst.requests)
+    assert g.sets[0] == 0 and len(g.sets) == len(set(g.sets))
+    arcs = {(_sets(g.sets[t]), _sets(g.sets[h])) for t, h in zip(g.tails, g.heads)}
+    assert arcs == naive_cover_pairs(got)
+    for t, h, c in zip(g.tails, g.heads, g.costs):
+        assert c == sum(int(inst.weights[x]) for x in _sets(g.sets[h] & ~g.sets[t]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(instances(max_n=7, max_m=8, max_weight=6))
+def test_value_equals_the_dp_weighted(inst):
+    r = opt_free_closure(inst)
+    assert r.optimal and r.value == r.lower == r.upper
+    assert r.value == opt_free(inst).value
+    assert trie_cost(inst, r.layout) == r.value
+    assert naive_trie_cost(r.layout, [int(w) for w in inst.weights]) == r.value
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances(max_n=6, max_m=6, max_weight=1))
+def test_value_equals_the_naive_recurrence_unit(inst):
+    r = opt_free_closure(inst)
+    assert r.value == naive_opt_free(inst.requests, [1] * inst.n)
+
+
+def test_requests_inside_others_and_duplicates():
+    # 0 inside 01 inside 012; 3 and 34 alone; the duplicate is merged by the instance
+    inst = from_lists([[0, 1, 2], [0], [0, 1], [3, 4], [3], [2, 1, 0]], {x: x + 1 for x in range(5)})
+    r = opt_free_closure(inst)
+    assert r.value == opt_free(inst).value == 1 + 2 + 3 + 4 + 5
+    assert r.components == 2
+
+
+def test_column_merge_and_components_are_exact():
+    inst = random_instance(n=14, m=10, k=(2, 6), weights=(1, 7), seed=3)
+    red = reduce_instance(inst)
+    assert sorted(x for g in red.groups for x in g) == list(range(inst.n))
+    assert sum(len(idx) for idx, _ in red.components) == inst.m
+    for xs in red.groups:  # merged chunks lie in the same requests
+        assert len({frozenset(i for i, o in enumerate(inst.orders) if x in o) for x in xs}) == 1
+    assert opt_free_closure(inst).value == opt_free(inst).value
+
+
+@pytest.mark.parametrize("c,k,value", [(3, 3, 18), (3, 4, 27), (4, 3, 32), (4, 5, 64)])
+def test_sunflowers(c, k, value):
+    assert opt_free_closure(sunflowers(c, k)).value == value
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, pytest.param(6, marks=pytest.mark.slow),
+                               pytest.param(7, marks=pytest.mark.slow)])
+def test_leave_one_out(n):
+    assert opt_free_closure(leave_one_out(n)).value == min_external_path_length(n)
+
+
+def test_k4_3_and_a_value_off_by_one_is_caught():
+    r = opt_free_closure(k4_3())
+    assert (r.value, r.lower, r.upper) == (8, 8, 8)
+    assert r.value != 7 and r.value != 9
+
+
+def test_out_of_time_gives_bounds_not_a_guess():
+    inst = random_instance(n=8, m=50, k=4, seed=2)
+    r = opt_free_closure(inst, time_limit=0.3)
+    assert not r.optimal and r.value is None
+    assert r.lower <= r.upper == trie_cost(inst, r.layout)
+    assert r.gap == (r.upper - r.lower) / r.upper
+
+
+def test_closure_cap():
+    with pytest.raises(ClosureTooLarge):
+        opt_free_closure(random_instance(n=12, m=40, k=6, seed=0), max_sets=50)
+
+
+def test_auto_picks_by_size_and_says_which():
+    from mptsearch.exact.auto import opt_free_auto, opt_free_exact
+
+    small = random_instance(n=9, m=10, k=(2, 5), weights=(1, 4), seed=1)
+    r, method = opt_free_exact(small)
+    assert method == "dp" and r.value == opt_free(small).value
+    dense7 = random_instance(n=7, m=20, k=4, seed=1)
+    assert opt_free_exact(dense7)[1] == "prefix_sets"
+    # past the DP's limit only the closure program runs; its value is the DP's
+    mid = random_instance(n=30, m=16, k=(3, 7), weights=(1, 9), seed=4)
+    r, method = opt_free_exact(mid, max_dp_m=12)
+    assert method == "closure" and r.value == opt_free(mid).value
+    assert opt_free_auto(mid).savings == mid.total_weight() - r.value
+    # out of time: a bracket from opt_free_exact, an error (not a value) from opt_free_auto
+    hard = random_instance(n=8, m=50, k=4, seed=2)
+    r, method = opt_free_exact(hard, max_dp_m=12, time_limit=0.2)
+    assert method == "closure" and not r.optimal and r.lower <= r.upper
+
+
+def test_online_sliding_past_the_dp_uses_the_closure_program():
+    from mptsearch.online_families import online_family_summary
+
+    by_dp = online_family_summary("online-sliding", 3, 6, 3, max_free_m=18)
+    by_closure = online_family_summary("online-sliding", 3, 6, 3, max_free_m=10)
+    assert by_dp["opt_free_source"].startswith("exact DP")
+    assert by_closure["opt_free_source"].startswith("exact closure")
+    assert by_dp["opt_free"] == by_closure["opt_free"]
