@@ -94,3 +94,14 @@ def test_cli_exit_codes_of_a_dual_certificate(tmp_path, capsys):
     assert main(["check", part]) == 3
     out = capsys.readouterr().out
     assert "OPT_free in 7..8" in out and "no value proved" in out
+
+
+def test_an_infinite_number_is_malformed_not_a_traceback():
+    """JSON's Infinity as a multiplier or as the bound (the closure referee's find: an
+    OverflowError traceback from Fraction)."""
+    inst = sunflowers(3, 4)
+    cert = _cert(inst)
+    rows = [list(r) for r in cert["rows"]]
+    rows[0][-1] = float("inf")
+    assert "malformed" in check_dual(inst, dict(cert, rows=rows)).problem
+    assert check_dual(inst, dict(cert, bound=float("inf"))).problem == "malformed certificate"

@@ -50,7 +50,7 @@ def opt_free_exact(inst: Instance, *, max_dp_m: int = 25, time_limit: float | No
         return opt_free_prefix_sets(inst), "prefix_sets"
     if inst.m <= min(DP_ALONE_M, max_dp_m):
         return opt_free(inst), "dp"
-    from .arborescence import opt_free_closure
+    from .arborescence import SolverInconsistent, opt_free_closure
     if inst.m <= max_dp_m:
         budget = dp_seconds(inst.m)
         if time_limit is not None:
@@ -59,10 +59,13 @@ def opt_free_exact(inst: Instance, *, max_dp_m: int = 25, time_limit: float | No
             r = opt_free_closure(inst, time_limit=budget)
             if r.optimal:
                 return r, "closure"
-        except _instance.InstanceError:  # a closure past its cap: the DP still applies
+        except (_instance.InstanceError, SolverInconsistent):  # past its cap, or HiGHS contradicted itself
             pass
         return opt_free(inst), "dp"
-    return opt_free_closure(inst, time_limit=time_limit), "closure"
+    try:
+        return opt_free_closure(inst, time_limit=time_limit), "closure"
+    except SolverInconsistent as exc:
+        raise _instance.InstanceError(f"OPT_free undecided: {exc}") from None
 
 
 def opt_free_auto(inst: Instance, *, time_limit: float | None = None):

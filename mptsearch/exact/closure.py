@@ -20,9 +20,9 @@ trie costs at most sum over arcs of w(Y - X).
 (Some arborescence over the closure costs <= OPT_free.) By Theorem 1 (the paper, Section 3)
 some hierarchy H (a full binary tree over the requests, I(v) the intersection of the requests
 below v) has COST(H) = OPT_free. Map v to the set I(v) (in C, or ∅): a leaf to its request,
-I(child) ⊇ I(parent). Add the root ∅ above H's root. Summing w(I(c)) - w(I(v)) over the tree
-edges v -> c (each internal v has two children) gives
-w(I(root)) + sum_leaves w(R_i) + sum_internal w(I(v)) - 2 sum_internal w(I(v)) = COST(H).
+I(child) ⊇ I(parent). Add the root ∅ above H's root. Summing w(I(c)) - w(I(v)) over all the
+tree edges v -> c, the edge ∅ -> root of H included (each internal v has two children and one
+parent), gives sum_leaves w(R_i) + sum_internal w(I(v)) - 2 sum_internal w(I(v)) = COST(H).
 This tree of sets may repeat a set (an edge with I(c) = I(v) costs 0; two unrelated nodes with
 equal sets; a request inside another, R_1 = I(v) for R_1 ⊂ R_2; an empty intersection, equal to
 the root). Repeats are removed without raising the cost: if nodes a != b carry the same set S,

@@ -192,7 +192,7 @@ def check_dual(inst: Instance, cert: dict) -> DualCheck:
             return DualCheck(False, Fraction(0), 0, 0, narcs, "not an lp-dual certificate")
         stated = Fraction(cert["bound"])
         rows = list(cert["rows"])
-    except (AttributeError, KeyError, TypeError, ValueError, ZeroDivisionError):
+    except (AttributeError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):  # Infinity
         return DualCheck(False, Fraction(0), 0, 0, narcs, "malformed certificate")
     load = {a: Fraction(0) for a in arcs.cost}
     bound = Fraction(0)
@@ -200,7 +200,7 @@ def check_dual(inst: Instance, cert: dict) -> DualCheck:
         try:
             kind, *args, u = row
             u = Fraction(u)
-        except (TypeError, ValueError, ZeroDivisionError):
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
             return DualCheck(False, Fraction(0), 0, len(rows), narcs, f"row {r} is malformed")
         if u < 0:
             return DualCheck(False, Fraction(0), 0, len(rows), narcs, f"row {r} has a negative multiplier")

@@ -78,8 +78,8 @@ FAMILIES = {
     "dp-glob": "chunk subset DP", "brute-orders": "enumeration", "cpsat-glob": "history-count CP-SAT",
     "sat-glob": "trie CNF + checked proof", "prefix-sets": "prefix-set search",
     "cpsat-orders": "order-choice CP-SAT",
-    # its own closure, model and solver; it borrows only the agglomerative layout as a start
-    # and fallback witness, which the trie recheck covers
+    # its own closure, model and solver; it borrows only the agglomerative layout as a
+    # fallback witness, which the trie recheck covers
     "closure-mip": "closure arborescence MIP",
 }
 
