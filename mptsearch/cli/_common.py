@@ -227,7 +227,8 @@ ENUMERATE_KERNELS = ("mptsearch.enumerate.generate:_generate", "mptsearch.enumer
 LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
     "duplicate_groups", "lex_order", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
     f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (
-    "mptsearch.serving._online_kernels:online_batch", "mptsearch._kernels.glob:glob_table")
+    "mptsearch.serving._online_kernels:online_batch", "mptsearch.serving._greedy_kernels:greedy_orders",
+    "mptsearch._kernels.glob:glob_table")
 
 
 def kernels_cached(*kernels: str) -> bool:

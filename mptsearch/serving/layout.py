@@ -10,8 +10,8 @@ all lines, the prefill under an unbounded prefix cache), all on the sparse model
 - ``global``: the best global order found: the exact OPT_glob subset DP on every connected
   component of the request-chunk graph small enough for it (components are independent: a trie
   node is shared only by requests sharing a chunk), popularity order on the others;
-- ``greedy``: level-wise greedy hitting set (:mod:`mptsearch.heuristics.greedy`, dense: refused
-  past the memory it needs);
+- ``greedy``: level-wise greedy hitting set (:mod:`mptsearch.heuristics.greedy`'s orders,
+  computed on the sparse model by :mod:`.sparse_greedy`);
 - ``agglomerative``: agglomerative common intersection (:mod:`.sparse_agglomerative`);
 - ``peer``: average-linkage clustering baseline (:mod:`.peer`, quadratic: refused past the
   memory its m x m matrices need, with the size that fits);
@@ -119,17 +119,11 @@ def global_order(tr: SparseTrace, exact_n: int = GLOB_EXACT_N) -> tuple[list[int
     return order, exact, len(groups)
 
 
-def _dense_layout(tr: SparseTrace, method: str) -> tuple[Layout, str]:
-    memory.check(method, tr.m, tr.nnz)
-    inst = tr.to_instance()
-    if method == "greedy":
-        from ..heuristics.greedy import greedy
+def _peer_layout(tr: SparseTrace) -> tuple[Layout, str]:
+    memory.check("peer", tr.m, tr.nnz)
+    from .peer import peer_layout
 
-        lay = greedy(inst).layout
-    else:
-        from .peer import peer_layout
-
-        lay = peer_layout(inst)[0]
+    lay = peer_layout(tr.to_instance())[0]
     lens = np.array([len(s) for s in lay], dtype=np.int64)
     ip = np.zeros(len(lay) + 1, dtype=np.int64)
     np.cumsum(lens, out=ip[1:])
@@ -157,8 +151,13 @@ def _free_orders(tr: SparseTrace, method: str) -> tuple[Layout, str]:
         r = sparse_agglomerative(tr)
         note = "" if r.exact else f"{r.truncated} nearest-neighbour searches cut at the holder cap"
         return _expand(tr, r.indptr, r.order), note
-    if method in ("greedy", "peer"):
-        return _dense_layout(tr, method)
+    if method == "greedy":
+        from .sparse_greedy import sparse_greedy
+
+        memory.check(method, tr.m, tr.nnz)
+        return _expand(tr, tr.req_indptr, sparse_greedy(tr)), ""
+    if method == "peer":
+        return _peer_layout(tr)
     raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
 
 
