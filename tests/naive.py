@@ -134,3 +134,53 @@ def naive_min_accessible_family(requests) -> int:
             if all(any(s - {x} in fam for x in s) for s in fam if s):
                 return len(fam) - 1
     raise AssertionError("the family of all subsets is accessible")
+
+
+def naive_simulate(weights, seqs, capacity, schedule="arrival", window=1, *, block_size=1,
+                   lpm_fcfs_above=None) -> tuple[int, list]:
+    """(prefill, serving order): the requests served one at a time through the Python
+    :class:`~mptsearch.serving.cache.PrefixCache` or :class:`~mptsearch.serving.blocks.BlockCache`,
+    each block of the schedule ordered as :mod:`mptsearch.serving.cache` describes; what
+    ``simulate`` did before its compiled kernel (issue 28)."""
+    from mptsearch.serving.blocks import BlockCache
+    from mptsearch.serving.cache import PrefixCache
+
+    def lpm_block(cache, block):
+        hits = [cache.match(seqs[j])[1] for j in block]
+        return [block[i] for i in sorted(range(len(block)), key=lambda i: -hits[i])]
+
+    def dfs_weight_block(cache, block):
+        at, weight = {}, {}
+        for j in block:
+            node = cache.match(seqs[j])[0]
+            at.setdefault(node, []).append(j)
+            while node >= 0:
+                weight[node] = weight.get(node, 0) + 1
+                node = cache.parent[node]
+        out, stack = [], [(0, False)]
+        while stack:
+            v, expanded = stack.pop()
+            if expanded:
+                out.extend(at.get(v, ()))
+                continue
+            stack.append((v, True))
+            kids = sorted((c for c in cache.children[v].values() if c in weight),
+                          key=lambda c: (-weight[c], cache.chunk[c]))
+            stack.extend((c, False) for c in reversed(kids))
+        return out
+
+    m = len(seqs)
+    cache = BlockCache(weights, block_size, capacity) if block_size > 1 else PrefixCache(weights, capacity)
+    blocks = [list(range(m))] if schedule == "dfs" else [list(range(s, min(m, s + window))) for s in range(0, m, window)]
+    order, prefill = [], 0
+    for block in blocks:
+        if schedule in ("dfs", "window"):
+            block = sorted(block, key=lambda j: tuple(seqs[j]))
+        elif schedule == "lpm" and (lpm_fcfs_above is None or len(block) <= lpm_fcfs_above):
+            block = lpm_block(cache, block)
+        elif schedule == "dfs-weight":
+            block = dfs_weight_block(cache, block)
+        for j in block:
+            prefill += cache.serve(seqs[j])
+        order.extend(block)
+    return prefill, order

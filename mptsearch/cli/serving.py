@@ -9,7 +9,7 @@ import time
 import click
 
 from . import fail
-from ._common import LAYOUT_KERNELS, announce_compile, open_atomic, out_option
+from ._common import LAYOUT_KERNELS, SIMULATE_KERNELS, announce_compile, open_atomic, out_option
 
 
 _METHODS = ("all", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
@@ -146,7 +146,9 @@ def _capacity(text: str, cap1: int):
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
 def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcfs_above, as_json, quiet):
     """Serve a trace against an LRU prefix cache of a given capacity and report the prefill."""
-    from ..serving.cache import simulate as run
+    import numpy as np
+
+    from ..serving.cache import compile_kernels, simulate as run
     from ..serving.layout import Layout, read_layout
 
     if window < 1:
@@ -155,16 +157,18 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
         fail(f"--block-size must be >= 1, got {block_size}")
     if lpm_fcfs_above < 0:
         fail(f"--lpm-fcfs-above must be >= 0, got {lpm_fcfs_above}")
+    _check_trace(trace, None)
+    announce_compile(*SIMULATE_KERNELS, quiet=quiet)
+    compile_kernels()  # compiled (first run) or loaded from numba's cache before the clock starts
     tr = _read(trace, None)
     lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)
-    seqs = lay.rows()
     w = tr.weights
-    cap1 = max(int(w[list(s)].sum()) for s in seqs)
+    cap1 = int(np.add.reduceat(w[lay.seq], lay.indptr[:-1]).max())
     cap = _capacity(capacity, cap1)
     if cap is not None and cap < 0:
         fail(f"--capacity must be >= 0, got {cap}")
     t0 = time.perf_counter()
-    r = run(w, seqs, cap, schedule, window, block_size=block_size,
+    r = run(w, lay, cap, schedule, window, block_size=block_size,
             lpm_fcfs_above=lpm_fcfs_above or None)
     total = tr.tokens()
     secs = time.perf_counter() - t0
