@@ -184,3 +184,18 @@ def naive_simulate(weights, seqs, capacity, schedule="arrival", window=1, *, blo
             prefill += cache.serve(seqs[j])
         order.extend(block)
     return prefill, order
+
+
+def naive_write_layout(fh, tr, lay) -> None:
+    """``mptsearch layout -o``'s lines built one request at a time with ``json.dumps`` (the
+    writer before issue 28)."""
+    import json
+
+    from mptsearch.serving.layout import serving_rank
+
+    rank = serving_rank(lay).tolist()
+    for j, rid in enumerate(tr.ids):
+        row = lay.seq[lay.indptr[j]:lay.indptr[j + 1]].tolist()
+        fh.write(f'{{"id": {json.dumps(rid, ensure_ascii=False)}, '
+                 f'"chunks": [{", ".join(json.dumps(tr.labels[x], ensure_ascii=False) for x in row)}], '
+                 f'"tokens": [{", ".join(str(int(tr.weights[x])) for x in row)}], "serve": {rank[j]}}}\n')

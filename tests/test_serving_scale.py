@@ -13,7 +13,7 @@ from mptsearch.serving.cache import SCHEDULES, simulate
 from mptsearch.serving.layout import method_orders
 from mptsearch.serving.sparse import Layout, sparse_from_lists
 from mptsearch.serving.sparse_greedy import sparse_greedy
-from mptsearch.serving.synthetic import retrieval_trace
+from mptsearch.serving.synthetic import retrieval_trace, write_jsonl
 
 from .naive import naive_simulate
 
@@ -68,3 +68,116 @@ def test_compiled_simulation_on_a_retrieval_trace(schedule):
         r = simulate(tr.weights, lay, 3 * L, schedule, 32, block_size=B, lpm_fcfs_above=20)
         assert (r.prefill, r.order) == naive_simulate(tr.weights, seqs, 3 * L, schedule, 32, block_size=B,
                                                       lpm_fcfs_above=20)
+
+
+GOOD = ['{"id": "a", "chunks": ["x", "y"], "tokens": [3, 4]}', '{"id": "b", "chunks": ["y", "z"], "tokens": [4, 5]}']
+ODD = {  # traces the fast reader must hand to the slow one, or read exactly as it does
+    "plain": GOOD,
+    "no ids": ['{"chunks": ["x"], "tokens": [1]}', '{"chunks": ["x", "w"], "tokens": [1, 2]}'],
+    "int labels": ['{"chunks": [1, 2], "tokens": [3, 4]}', '{"chunks": [2], "tokens": [4]}'],
+    "int label then a bool": ['{"chunks": [1, 2], "tokens": [3, 4]}', '{"chunks": [true], "tokens": [3]}'],
+    "int label then a float": ['{"chunks": [1, 2], "tokens": [3, 4]}', '{"chunks": [1.0], "tokens": [3]}'],
+    "mixed kinds": ['{"chunks": [1, 2], "tokens": [3, 4]}', '{"chunks": ["1"], "tokens": [3]}'],
+    "mixed in a line": ['{"chunks": [1, "2"], "tokens": [3, 4]}'],
+    "unicode": ['{"id": "ü", "chunks": ["é\\"x", "b\\\\", "\\u2028c"], "tokens": [1, 2, 3]}'],
+    "lone surrogate": ['{"chunks": ["\\ud800"], "tokens": [1]}'],
+    "blank line": [GOOD[0], "", GOOD[1]],
+    "spaces line": [GOOD[0], "   ", GOOD[1]],
+    "blank first": ["", GOOD[0]],
+    "crlf": [g + "\r" for g in GOOD],
+    "NaN token": ['{"chunks": ["x"], "tokens": [NaN]}'],
+    "float token": ['{"chunks": ["x"], "tokens": [1.0]}'],
+    "bool token": ['{"chunks": ["x"], "tokens": [true]}'],
+    "zero token": ['{"chunks": ["x"], "tokens": [0]}'],
+    "huge token": ['{"chunks": ["x"], "tokens": [100000000000000000000000]}'],
+    "int64 token": ['{"chunks": ["x"], "tokens": [9223372036854775807]}'],
+    "float id": ['{"id": 2.5, "chunks": ["x"], "tokens": [1]}'],
+    "huge negative id": ['{"id": -9223372036854775809, "chunks": ["x"], "tokens": [1]}'],
+    "list id": ['{"id": [1, "a"], "chunks": ["x"], "tokens": [1]}'],
+    "repeated id": [GOOD[0], GOOD[0]],
+    "repeated chunk": ['{"chunks": ["x", "x"], "tokens": [1, 1]}'],
+    "token mismatch": ['{"chunks": ["x"], "tokens": [1]}', '{"chunks": ["x"], "tokens": [2]}'],
+    "chunks null": ['{"chunks": null, "tokens": [1]}'],
+    "no tokens": ['{"chunks": ["x"]}'],
+    "lengths differ": ['{"chunks": ["x", "y"], "tokens": [1]}'],
+    "empty chunks": ['{"chunks": [], "tokens": []}'],
+    "array line": ['["x"]'],
+    "malformed": [GOOD[0], '{"chunks": ["x"], "tokens": [1]'],
+    "deep": ['{"chunks": ' + "[" * 3000 + "]" * 3000 + ', "tokens": [1]}'],
+    "duplicate key": ['{"chunks": ["x"], "chunks": ["y"], "tokens": [1]}'],
+}
+
+
+def _outcome(read):
+    try:
+        tr = read()
+    except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
+        return type(exc).__name__, str(exc)
+    return (tr.ids, tr.labels, tr.weights.tolist(), tr.indptr.tolist(), tr.chunks.tolist(),
+            tr.req_indptr.tolist(), tr.req_chunks.tolist(), tr.line_request.tolist())
+
+
+@pytest.mark.parametrize("case", sorted(ODD))
+def test_fast_reader_reads_as_the_line_parser_does(case, tmp_path, monkeypatch):
+    from mptsearch.serving import fastread
+    from mptsearch.serving.sparse import parse_sparse, read_sparse
+
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(ODD[case]) + "\n", encoding="utf-8")
+    for batch in (8 << 20, 40):  # one batch, and a batch every line or two
+        monkeypatch.setattr(fastread, "BATCH_BYTES", batch)
+        with open(path, encoding="utf-8") as fh:
+            slow = _outcome(lambda: parse_sparse(fh, where=str(path)))
+        assert _outcome(lambda: read_sparse(str(path))) == slow
+
+
+def test_fast_reader_takes_the_plain_traces_itself(tmp_path):
+    from mptsearch.serving.fastread import read_fast
+
+    path = tmp_path / "t.jsonl"
+    ch, tok = retrieval_trace(300, seed=2)
+    write_jsonl(str(path), ch, tok)
+    assert read_fast(str(path)) is not None
+    path.write_text("\n".join(ODD["blank line"]) + "\n")
+    assert read_fast(str(path)) is None
+    path.write_bytes(b'{"chunks": ["\xff"], "tokens": [1]}\n')
+    assert read_fast(str(path)) is None
+
+
+@pytest.mark.parametrize("ids", [None, ["ü", [1, "a"], 2.5], ["a", "b", "c"], [10, 0, 7]])
+def test_layout_writer_writes_what_json_dumps_wrote(ids):
+    import io
+
+    from mptsearch.serving.fastwrite import write_layout
+    from mptsearch.serving.layout import serving_rank
+
+    from .naive import naive_write_layout
+
+    tr = sparse_from_lists([["é\"x", "b\\", "\u2028c"], ["b\\", "é\"x"], ["\x01"]], ids=ids)
+    for method in ("production", "greedy"):
+        lay, _ = method_orders(tr, method)
+        fast, slow = io.BytesIO(), io.StringIO()
+        write_layout(fast, tr, lay, serving_rank(lay))
+        naive_write_layout(slow, tr, lay)
+        assert fast.getvalue().decode("utf-8") == slow.getvalue()
+
+
+def test_layout_out_file_matches_the_old_writer_on_a_retrieval_trace(tmp_path, monkeypatch):
+    import io
+
+    from mptsearch.cli import main
+    from mptsearch.serving import fastwrite
+    from mptsearch.serving.sparse import read_sparse
+
+    from .naive import naive_write_layout
+
+    path, out = tmp_path / "t.jsonl", tmp_path / "lay.jsonl"
+    ch, tok = retrieval_trace(700, seed=4)
+    write_jsonl(str(path), ch, tok)
+    monkeypatch.setattr(fastwrite, "BATCH_LINES", 100)  # several batches
+    assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "-o", str(out)]) == 0
+    tr = read_sparse(str(path))
+    lay, _ = method_orders(tr, "agglomerative")
+    slow = io.StringIO()
+    naive_write_layout(slow, tr, lay)
+    assert out.read_text(encoding="utf-8") == slow.getvalue()

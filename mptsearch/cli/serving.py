@@ -40,29 +40,6 @@ def _check_trace(trace: str, max_memory: str | None) -> None:
             fail(f"reading {trace} needs about {memory.fmt(need)}, more than the {memory.fmt(have)} available")
 
 
-def _write_layout(fh, tr, lay) -> None:
-    """One line per request: its chunks in layout order, their tokens, and ``serve``, its rank
-    in the DFS order of the layout's trie (the serving order of Theorem 7)."""
-    from ..serving.layout import serving_rank
-
-    rank = serving_rank(lay).tolist()
-    # each label and token count is encoded once, lines are joined from the pieces
-    lab = [json.dumps(x, ensure_ascii=False) for x in tr.labels]
-    tok = [str(v) for v in tr.weights.tolist()]
-    seq = lay.seq.tolist()
-    cuts = lay.indptr.tolist()
-    dumps = json.dumps
-    buf = []
-    for j, rid in enumerate(tr.ids):
-        row = seq[cuts[j]:cuts[j + 1]]
-        buf.append(f'{{"id": {dumps(rid, ensure_ascii=False)}, "chunks": [{", ".join([lab[x] for x in row])}], '
-                   f'"tokens": [{", ".join([tok[x] for x in row])}], "serve": {rank[j]}}}\n')
-        if len(buf) >= 65536:
-            fh.write("".join(buf))
-            buf.clear()
-    fh.write("".join(buf))
-
-
 @click.command("layout")
 @click.argument("trace", type=str)
 @click.option("--method", type=click.Choice(_METHODS), default="all", show_default=True,
@@ -98,8 +75,12 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound)
     best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
     if out:
-        with open_atomic(out) as fh:
-            _write_layout(fh, tr, s.orders[best.method])
+        from ..serving.fastwrite import write_layout
+        from ..serving.layout import serving_rank
+
+        lay = s.orders[best.method]
+        with open_atomic(out, binary=True) as fh:
+            write_layout(fh, tr, lay, serving_rank(lay))
     total = time.perf_counter() - t0
     if as_json:
         doc = s.to_json()

@@ -245,11 +245,16 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
         ids.append(rec.get("id", lineno))
     if not lens:
         raise InstanceError(f"{where}: the trace has no requests")
+    return _finish(list(index), np.frombuffer(flat, dtype=np.int64), np.frombuffer(toks, dtype=np.int64),
+                   np.frombuffer(lens, dtype=np.int64), ids, where_line, where)
+
+
+def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarray, ids: list, where_line,
+            where: str) -> SparseTrace:
+    """The checks across lines (unique ids, one token count per chunk) and the sparse model,
+    from the lines' interned chunk ids (``seen``: labels in first-seen order)."""
     check_unique_ids(ids, where_line, where)
-    flat_a = np.frombuffer(flat, dtype=np.int64)
-    toks_a = np.frombuffer(toks, dtype=np.int64)
-    lens_a = np.frombuffer(lens, dtype=np.int64)
-    n = len(index)
+    n = len(seen)
     # a chunk's token count must be the one its first line gave
     first_pos = np.full(n, len(flat_a), dtype=np.int64)
     np.minimum.at(first_pos, flat_a, np.arange(len(flat_a), dtype=np.int64))
@@ -261,12 +266,11 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
         p = int(bad[0])
         row = int(np.searchsorted(indptr, p, side="right")) - 1
         x = int(flat_a[p])
-        lab = next(lab for lab, v in index.items() if v == x)
+        lab = seen[x]
         row0 = int(np.searchsorted(indptr, first_pos[x], side="right")) - 1
         raise _bad(where, where_line[row], f"chunk {lab!r} has {int(toks_a[p])} tokens but line "
                                            f"{where_line[row0]} gave it {int(tok_of[x])}")
     # chunk ids in sorted label order
-    seen = list(index)
     srt = sorted(range(n), key=seen.__getitem__)
     labels = tuple(seen[i] for i in srt)
     remap = np.empty(n, dtype=np.int64)
@@ -277,11 +281,21 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
 
 
 def read_sparse(path: str, stdin=None) -> SparseTrace:
-    """Read a JSONL trace file (``-``: standard input) into a :class:`SparseTrace`."""
+    """Read a JSONL trace file (``-``: standard input) into a :class:`SparseTrace`.
+
+    A file is first read by :func:`.fastread.read_fast` (orjson, in batches); on anything it does
+    not accept (a malformed or unusual line, a blank line, a read error) the file is read again
+    by :func:`parse_sparse`, which names the offending line, so the result or the one-line error
+    is the same either way."""
     if path == "-":
         import sys
 
         return parse_sparse(stdin if stdin is not None else sys.stdin, where="<stdin>")
+    from .fastread import read_fast
+
+    fast = read_fast(path)
+    if fast is not None:
+        return _finish(*fast, where=str(path))
     try:
         with open(path, encoding="utf-8") as fh:
             return parse_sparse(fh, where=str(path))
