@@ -85,6 +85,8 @@ ODD = {  # traces the fast reader must hand to the slow one, or read exactly as 
     "spaces line": [GOOD[0], "   ", GOOD[1]],
     "blank first": ["", GOOD[0]],
     "crlf": [g + "\r" for g in GOOD],
+    "lone cr": ['{"chunks": ["x"],\r "tokens": [1]}'],
+    "lone cr last": [GOOD[0], GOOD[1] + "\r"],
     "NaN token": ['{"chunks": ["x"], "tokens": [NaN]}'],
     "float token": ['{"chunks": ["x"], "tokens": [1.0]}'],
     "bool token": ['{"chunks": ["x"], "tokens": [true]}'],

@@ -220,18 +220,16 @@ def progress_bar(quiet: bool = False, **tqdm_kwargs):
 KERNELS = ("mptsearch._kernels.masks:intersection_weights", "mptsearch._kernels.subset_dp:dp_plain",
            "mptsearch._kernels.blocked:dp_rows", "mptsearch._kernels.subset_dp:hierarchy_from_table",
            "mptsearch._kernels.glob:glob_table")
-SIMULATE_KERNELS = ("mptsearch.serving._sparse_kernels:lex_order", "mptsearch.serving._sparse_kernels:duplicate_groups") \
-    + tuple(f"mptsearch.serving._cache_kernels:{f}" for f in ("trie_nodes", "block_units", "serve_all"))
 SOLVE_KERNELS = KERNELS + ("mptsearch._kernels.bounds:max_spanning_tree",)
 ANNEAL_KERNELS = ("mptsearch.search.steps:anneal_steps", "mptsearch.search.steps:init_family") + KERNELS
 ENUMERATE_KERNELS = ("mptsearch.enumerate.generate:_generate", "mptsearch.enumerate.evaluate:_evaluate",
                      "mptsearch._kernels.inherited:inherited_lower_bounds")
 LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
-    "duplicate_groups", "lex_order", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
+    "duplicate_groups", "lex_order", "sort_rows", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
     f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (
     "mptsearch.serving._online_kernels:online_batch", "mptsearch.serving._greedy_kernels:greedy_orders",
-    "mptsearch._kernels.glob:glob_table")
-SIMULATE_KERNELS = ("mptsearch.serving._sparse_kernels:lex_order", "mptsearch.serving._sparse_kernels:duplicate_groups") \
+    "mptsearch.serving.fastwrite:_fill", "mptsearch._kernels.glob:glob_table")
+SIMULATE_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in ("lex_order", "duplicate_groups", "sort_rows")) \
     + tuple(f"mptsearch.serving._cache_kernels:{f}" for f in ("trie_nodes", "block_units", "serve_all"))
 
 

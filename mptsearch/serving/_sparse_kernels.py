@@ -294,3 +294,18 @@ def partner_upper(indptr, idx, w, cptr, cidx, cap):
                 rem -= w[x]
         out[i] = bw if bw >= rem else rem
     return out
+
+
+@njit(cache=True)
+def sort_rows(indptr, seq):
+    """A copy of ``seq`` with every row sorted (insertion sort: rows are a few dozen long)."""
+    out = seq.copy()
+    for r in range(len(indptr) - 1):
+        for p in range(indptr[r] + 1, indptr[r + 1]):
+            x = out[p]
+            q = p - 1
+            while q >= indptr[r] and out[q] > x:
+                out[q + 1] = out[q]
+                q -= 1
+            out[q + 1] = x
+    return out

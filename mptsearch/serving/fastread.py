@@ -84,6 +84,8 @@ def read_fast(path: str):
         for data in _batches(path):
             if not data or data[:1] == b"\n" or b"\n\n" in data:
                 raise _Fallback  # blank lines (or lines of spaces, which orjson refuses below)
+            if data.count(b"\r") != data.count(b"\r\n"):
+                raise _Fallback  # a lone carriage return ends a line for the text reader
             recs = orjson.loads(b"[" + data.replace(b"\n", b",") + b"]")
             if set(map(type, recs)) != {dict}:
                 raise _Fallback

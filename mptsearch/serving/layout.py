@@ -275,15 +275,20 @@ def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: in
 
 def compile_kernels() -> None:
     """Compile (or load from numba's on-disk cache) the kernels of every method, pinned and not,
-    and of both MST bound paths, on a four-line trace (milliseconds of work once compiled), so
-    that a command compiles before its clock starts, as ``enumerate`` does
+    of both MST bound paths and of the ``-o`` writer, on a four-line trace (milliseconds of work
+    once compiled), so that a command compiles before its clock starts, as ``enumerate`` does
     (:func:`mptsearch.enumerate.run.compile_kernels`)."""
     from .sparse import sparse_from_lists
 
+    import io
+
+    from .fastwrite import write_layout
+
     tr = sparse_from_lists([["a", "b", "c"], ["b", "a", "d"], ["c", "b"], ["a", "b", "c"]])
     for pin in (0, 1):
-        layout_summary(tr, METHODS, window=2, pin=pin, refuse_ok=True)
+        s = layout_summary(tr, METHODS, window=2, pin=pin, refuse_ok=True)
     mst_bound(tr, edge_budget=0)  # every chunk hot: the partner upper bound
+    write_layout(io.BytesIO(), tr, s.orders["production"], serving_rank(s.orders["production"]))  # what -o runs
 
 
 def serving_rank(orders: Layout) -> np.ndarray:

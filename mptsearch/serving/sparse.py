@@ -145,11 +145,10 @@ def _assemble(ids, labels, weights, indptr, chunks) -> SparseTrace:
     M = len(indptr) - 1
     lens = np.diff(indptr)
     # sort each row by chunk id: a stable sort by (row, chunk)
-    rowid = np.repeat(np.arange(M, dtype=np.int64), lens)
-    perm = np.lexsort((chunks, rowid))
-    srt = chunks[perm].astype(np.int32)
+    from ._sparse_kernels import duplicate_groups, lex_order, sort_rows
+
+    srt = sort_rows(np.asarray(indptr, dtype=np.int64), np.asarray(chunks, dtype=np.int32))
     # duplicate sets: equal sorted rows are adjacent in lexicographic order
-    from ._sparse_kernels import duplicate_groups, lex_order
 
     line_request = duplicate_groups(indptr, srt, lex_order(indptr, srt))
     nreq = int(line_request.max())
@@ -255,9 +254,12 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
     from the lines' interned chunk ids (``seen``: labels in first-seen order)."""
     check_unique_ids(ids, where_line, where)
     n = len(seen)
-    # a chunk's token count must be the one its first line gave
-    first_pos = np.full(n, len(flat_a), dtype=np.int64)
-    np.minimum.at(first_pos, flat_a, np.arange(len(flat_a), dtype=np.int64))
+    # a chunk's token count must be the one its first line gave; ids are numbered in first-seen
+    # order, so a chunk's first occurrence is where the running maximum of the ids grows
+    grows = np.ones(len(flat_a), dtype=np.bool_)
+    run = np.maximum.accumulate(flat_a)
+    grows[1:] = run[1:] > run[:-1]
+    first_pos = np.flatnonzero(grows)
     tok_of = toks_a[first_pos]
     bad = np.flatnonzero(toks_a != tok_of[flat_a])
     indptr = np.zeros(len(lens_a) + 1, dtype=np.int64)
@@ -272,7 +274,7 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
                                            f"{where_line[row0]} gave it {int(tok_of[x])}")
     # chunk ids in sorted label order
     srt = sorted(range(n), key=seen.__getitem__)
-    labels = tuple(seen[i] for i in srt)
+    labels = tuple(map(seen.__getitem__, srt))
     remap = np.empty(n, dtype=np.int64)
     remap[np.asarray(srt, dtype=np.int64)] = np.arange(n, dtype=np.int64)
     weights = np.empty(n, dtype=np.int64)
