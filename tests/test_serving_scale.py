@@ -16,6 +16,7 @@ from mptsearch.serving.sparse_greedy import sparse_greedy
 from mptsearch.serving.synthetic import retrieval_trace, write_jsonl
 
 from .naive import naive_simulate
+from .strategies import instances
 
 
 def random_rows(rng, m, n, wmax):
@@ -183,3 +184,29 @@ def test_layout_out_file_matches_the_old_writer_on_a_retrieval_trace(tmp_path, m
     slow = io.StringIO()
     naive_write_layout(slow, tr, lay)
     assert out.read_text(encoding="utf-8") == slow.getvalue()
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(max_n=8, max_m=12))
+def test_solves_greedy_is_the_dense_greedy(inst):
+    from mptsearch.solve import solve
+
+    s = solve(inst, methods=["greedy"])
+    g = greedy(inst)
+    assert s.values["greedy"] == g.cost and s.layout == g.layout
+
+
+def test_solve_skips_the_quadratic_methods_past_max_dense_m(capsys):
+    import json
+
+    from mptsearch.cli import main
+
+    inst = "012 013 023 123 014 124"
+    assert main(["solve", inst, "--max-dense-m", "5", "--json", "-q"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for name in ("agglomerative", "lower_bound"):
+        assert doc[name] is None and "exceeds --max-dense-m 5" in doc["skipped"][name]
+    assert doc["greedy"] is not None and doc["opt_free"] is not None
+    assert main(["solve", inst, "--max-dense-m", "6", "--json", "-q"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["agglomerative"] is not None and doc["lower_bound"] is not None

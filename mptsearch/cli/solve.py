@@ -25,7 +25,9 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, fail, json_opti
               help="Skip exact OPT_free above this many requests (its time is O(3^m)).")
 @click.option("--max-glob-n", type=click.IntRange(1, 34), default=26, show_default=True,
               help="Skip exact OPT_glob above this many chunks (time and memory O(2^n)).")
-def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_glob_n):
+@click.option("--max-dense-m", type=click.IntRange(1, None), default=5000, show_default=True,
+              help="Skip the quadratic methods (agglomerative, lower_bound) above this many requests.")
+def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_glob_n, max_dense_m):
     """Solve INSTANCE exactly and with every heuristic and bound.
 
     INSTANCE is a file (JSON or compact notation), - for stdin, or compact notation, e.g.
@@ -48,7 +50,7 @@ def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, max_g
     if ("opt_free" in methods and inst.m <= max_free_m) or ("opt_glob" in methods and inst.n <= max_glob_n) \
             or "lower_bound" in methods:  # what makes solve() load the kernels
         announce_compile(*SOLVE_KERNELS, quiet=quiet)
-    summary = run(inst, methods=methods, max_free_m=max_free_m, max_glob_n=max_glob_n)
+    summary = run(inst, methods=methods, max_free_m=max_free_m, max_glob_n=max_glob_n, max_dense_m=max_dense_m)
     out_json = summary.to_json()
     if out is not None:
         write_json(out, out_json)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .sparse import SparseTrace
 
-__all__ = ["sparse_greedy"]
+__all__ = ["sparse_greedy", "greedy_layout"]
 
 
 def sparse_greedy(tr: SparseTrace) -> np.ndarray:
@@ -26,3 +26,12 @@ def sparse_greedy(tr: SparseTrace) -> np.ndarray:
     rank = np.empty(tr.n, dtype=np.int64)
     rank[by_rank] = np.arange(tr.n, dtype=np.int64)
     return greedy_orders(tr.req_indptr, tr.req_chunks, rank, by_rank)
+
+
+def greedy_layout(tr: SparseTrace) -> list[tuple[int, ...]]:
+    """The greedy chunk order of every line, as tuples of chunk ids (for ``as_sparse(inst)``,
+    the layout :func:`mptsearch.heuristics.greedy.greedy` returns for ``inst``)."""
+    seq = sparse_greedy(tr).tolist()
+    cuts = tr.req_indptr.tolist()
+    rows = [tuple(seq[cuts[i]:cuts[i + 1]]) for i in range(tr.m)]
+    return [rows[r] for r in tr.line_request.tolist()]
