@@ -210,3 +210,28 @@ def test_solve_skips_the_quadratic_methods_past_max_dense_m(capsys):
     assert main(["solve", inst, "--max-dense-m", "6", "--json", "-q"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["agglomerative"] is not None and doc["lower_bound"] is not None
+
+
+def test_layout_shows_its_steps_on_a_terminal_bar(monkeypatch, capsys):
+    from mptsearch.cli import main, serving
+
+    shown = []
+
+    class Bar:
+        n = 0
+
+        def update(self, k):
+            self.n += k
+
+        def set_postfix_str(self, text):
+            shown.append(text)
+
+        def close(self):
+            shown.append(("closed", self.n))
+
+    kw = {}
+    monkeypatch.setattr(serving, "progress_bar", lambda quiet, **k: kw.update(k) or Bar())
+    assert main(["layout", "tests/data/serving_small.jsonl", "--window", "8"]) == 0
+    assert kw["total"] == 8 and kw["delay"] > 0
+    assert shown == ["bound", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online",
+                     ("closed", 7)]

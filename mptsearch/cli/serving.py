@@ -9,7 +9,7 @@ import time
 import click
 
 from . import fail
-from ._common import LAYOUT_KERNELS, SIMULATE_KERNELS, announce_compile, open_atomic, out_option
+from ._common import LAYOUT_KERNELS, SIMULATE_KERNELS, announce_compile, open_atomic, out_option, progress_bar
 
 
 _METHODS = ("all", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
@@ -72,7 +72,24 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     tr = _read(trace, max_memory)
     t_read = time.perf_counter() - t0
     methods = list(METHODS) if method == "all" else [method]
-    s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound)
+    # a bar on a terminal once the run has taken a few seconds: which step it is in
+    bar = progress_bar(quiet, total=len(methods) + (not no_bound), unit="step", desc="layout", delay=3, leave=False)
+
+    begun = []
+
+    def step(name):
+        if bar is not None:
+            if begun:
+                bar.update(1)  # the step before it is done
+            begun.append(name)
+            bar.set_postfix_str(name)
+
+    try:
+        s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound,
+                           progress=step)
+    finally:
+        if bar is not None:
+            bar.close()
     best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
     if out:
         from ..serving.fastwrite import write_layout

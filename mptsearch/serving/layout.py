@@ -248,18 +248,23 @@ class LayoutSummary:
 
 
 def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: int = 0,
-                   refuse_ok: bool = False, bound: bool = True) -> LayoutSummary:
+                   refuse_ok: bool = False, bound: bool = True, progress=None) -> LayoutSummary:
     """Run each method on the trace and summarise; see the module docstring.
 
     With ``refuse_ok`` a method refused for memory (:class:`.memory.MemoryRefusal`) becomes a
-    row saying so instead of stopping the run."""
+    row saying so instead of stopping the run. ``progress``, if given, is called with the name
+    of each step (``"bound"``, then each method) as it starts."""
     tr = as_sparse(trace)
+    step = progress or (lambda name: None)
     t0 = time.perf_counter()
+    if bound:
+        step("bound")
     b = mst_bound(tr) if bound else None
     s = LayoutSummary(tr.size, tr.m, tr.n, tr.tokens(), tr.production_cost(),
                       b.value if b else 0, b.exact if b else False,
                       time.perf_counter() - t0 if bound else -1.0, weights=tr.weights)
     for method in methods:
+        step(method)
         t0 = time.perf_counter()
         try:
             orders, note = method_orders(tr, method, window=window, pin=pin)
