@@ -235,3 +235,13 @@ def test_layout_shows_its_steps_on_a_terminal_bar(monkeypatch, capsys):
     assert kw["total"] == 8 and kw["delay"] > 0
     assert shown == ["bound", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online",
                      ("closed", 7)]
+
+
+@pytest.mark.parametrize("W, pin", [(1, 0), (3, 0), (7, 2), (10**6, 0), (10**6, 1)])
+def test_online_orders_are_the_streaming_layouters(W, pin):
+    from mptsearch.serving.online import online_layout, online_orders
+
+    ch, tok = retrieval_trace(600, seed=5)
+    tr = sparse_from_lists(ch, tok)
+    rows = online_layout([tr.line(j).tolist() for j in range(tr.size)], tr.weights, W, pin)
+    assert online_orders(tr.indptr, tr.chunks, tr.weights, W, pin).tolist() == [x for r in rows for x in r]

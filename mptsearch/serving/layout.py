@@ -167,11 +167,10 @@ def method_orders(trace, method: str, *, window: int | None = None, pin: int = 0
     if pin < 0:
         raise InstanceError(f"--pin must be >= 0, got {pin}")
     if method == "online":
-        from .online import online_layout
+        from .online import online_orders
 
         W = tr.size if window is None else window
-        rows = online_layout([tr.line(j).tolist() for j in range(tr.size)], tr.weights, W, pin)
-        seq = np.fromiter((x for s in rows for x in s), dtype=np.int32, count=len(tr.chunks))
+        seq = online_orders(tr.indptr, tr.chunks, tr.weights, W, pin).astype(np.int32)
         note = f"W={W}" + (f"; top-{pin} pinned last" if pin else "")
         return Layout(tr.indptr, seq), note
     if method not in METHODS:
