@@ -95,14 +95,17 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
         from ..serving.fastwrite import write_layout
         from ..serving.layout import serving_rank
 
+        t_write = time.perf_counter()
         lay = s.orders[best.method]
         with open_atomic(out, binary=True) as fh:
             write_layout(fh, tr, lay, serving_rank(lay))
+        t_write = time.perf_counter() - t_write
     total = time.perf_counter() - t0
     if as_json:
         doc = s.to_json()
         doc.update({"out": out, "written": best.method if out else None,
-                    "read_seconds": round(t_read, 3), "seconds": round(total, 3),
+                    "read_seconds": round(t_read, 3), "write_seconds": round(t_write, 3) if out else None,
+                    "seconds": round(total, 3),
                     "kernel_load_seconds": round(t_load, 3)})
         click.echo(json.dumps(doc))
         return
