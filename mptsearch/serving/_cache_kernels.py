@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from ._greedy_kernels import _pop, _push
+from ._sparse_kernels import common_prefix
 
 ARRIVAL, DFS, WINDOW, LPM, DFS_WEIGHT = 0, 1, 2, 3, 4
 
@@ -38,13 +39,9 @@ def trie_nodes(indptr, seq, order):
     for r in order:
         s = indptr[r]
         e = indptr[r + 1]
-        t = 0
-        if prev >= 0:
-            ps = indptr[prev]
-            pl = indptr[prev + 1] - ps
-            while t < pl and s + t < e and seq[ps + t] == seq[s + t]:
-                node_of[s + t] = node_of[ps + t]
-                t += 1
+        t = common_prefix(indptr, seq, prev, r)
+        if t:
+            node_of[s:s + t] = node_of[indptr[prev]:indptr[prev] + t]
         for p in range(s + t, e):
             parent[nv] = node_of[p - 1] if p > s else 0
             depth[nv] = p - s + 1

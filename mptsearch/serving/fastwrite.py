@@ -58,6 +58,17 @@ def _put(out, p, src, s, e):
 
 
 @njit(cache=True, inline="always")
+def _items(out, p, seq, s, e, blob, off, sep):
+    """The pieces of chunks ``seq[s:e]`` separated by ``sep``."""
+    for q in range(s, e):
+        if q > s:
+            p = _put(out, p, sep, 0, len(sep))
+        x = seq[q]
+        p = _put(out, p, blob, off[x], off[x + 1])
+    return p
+
+
+@njit(cache=True, inline="always")
 def _ndigits(v):
     d = 1
     while v >= 10:
@@ -93,17 +104,9 @@ def _fill(a, b, indptr, seq, lab, lab_off, tok, tok_off, ids, id_off, srv, head,
         p = _put(out, p, head, 0, len(head))
         p = _put(out, p, ids, id_off[j], id_off[j + 1])
         p = _put(out, p, chunks, 0, len(chunks))
-        for q in range(indptr[j], indptr[j + 1]):
-            if q > indptr[j]:
-                p = _put(out, p, sep, 0, len(sep))
-            x = seq[q]
-            p = _put(out, p, lab, lab_off[x], lab_off[x + 1])
+        p = _items(out, p, seq, indptr[j], indptr[j + 1], lab, lab_off, sep)
         p = _put(out, p, tokens, 0, len(tokens))
-        for q in range(indptr[j], indptr[j + 1]):
-            if q > indptr[j]:
-                p = _put(out, p, sep, 0, len(sep))
-            x = seq[q]
-            p = _put(out, p, tok, tok_off[x], tok_off[x + 1])
+        p = _items(out, p, seq, indptr[j], indptr[j + 1], tok, tok_off, sep)
         p = _put(out, p, serve, 0, len(serve))
         p = _digits(out, p, srv[j])
         p = _put(out, p, end, 0, len(end))
