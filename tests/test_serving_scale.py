@@ -212,10 +212,10 @@ def test_solve_skips_the_quadratic_methods_past_max_dense_m(capsys):
     assert doc["agglomerative"] is not None and doc["lower_bound"] is not None
 
 
-def test_layout_shows_its_steps_on_a_terminal_bar(monkeypatch, capsys):
-    from mptsearch.cli import main, serving
+def test_layout_and_simulate_show_their_steps_on_a_terminal_bar(monkeypatch, capsys, tmp_path):
+    from mptsearch.cli import _common, main
 
-    shown = []
+    shown, kw = [], {}
 
     class Bar:
         n = 0
@@ -229,12 +229,15 @@ def test_layout_shows_its_steps_on_a_terminal_bar(monkeypatch, capsys):
         def close(self):
             shown.append(("closed", self.n))
 
-    kw = {}
-    monkeypatch.setattr(serving, "progress_bar", lambda quiet, **k: kw.update(k) or Bar())
-    assert main(["layout", "tests/data/serving_small.jsonl", "--window", "8"]) == 0
-    assert kw["total"] == 8 and kw["delay"] > 0
-    assert shown == ["bound", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online",
-                     ("closed", 7)]
+    monkeypatch.setattr(_common, "progress_bar", lambda quiet, **k: kw.update(k) or Bar())
+    out = str(tmp_path / "lay.jsonl")
+    assert main(["layout", "tests/data/serving_small.jsonl", "--window", "8", "-o", out]) == 0
+    assert kw["total"] == 10 and kw["delay"] > 0
+    assert shown == ["read", "bound", "production", "popularity", "global", "greedy", "agglomerative", "peer",
+                     "online", "write", ("closed", 9)]
+    shown.clear()
+    assert main(["simulate", "tests/data/serving_small.jsonl", "--layout", out, "--capacity", "2x"]) == 0
+    assert kw["total"] == 3 and shown == ["read", "read layout", "serve", ("closed", 2)]
 
 
 @pytest.mark.parametrize("W, pin", [(1, 0), (3, 0), (7, 2), (10**6, 0), (10**6, 1)])

@@ -21,6 +21,7 @@ import json
 import math
 import os
 import sys
+import time
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
@@ -211,6 +212,31 @@ def progress_bar(quiet: bool = False, **tqdm_kwargs):
     from tqdm import tqdm
 
     return tqdm(file=sys.stderr, dynamic_ncols=True, **tqdm_kwargs)
+
+
+class StepBar:
+    """A :func:`progress_bar` over named steps (read, each method, write, ...): on a terminal,
+    once the command has run ``delay`` seconds, it shows how many steps are done and names the
+    one running; gone when closed. Call it with each step's name as the step starts."""
+
+    def __init__(self, quiet: bool, total: int, desc: str, delay: float = 3.0):
+        self.bar = progress_bar(quiet, total=total, unit="step", desc=desc, delay=delay, leave=False)
+        self.begun = 0
+        self.t0 = time.monotonic()
+        self.delay = delay
+
+    def __call__(self, name: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(name, refresh=False)
+            if self.begun:
+                self.bar.update(1)  # the step before it is done
+            self.begun += 1
+            if time.monotonic() - self.t0 >= self.delay:
+                self.bar.refresh()  # a bar already shown names the new step at once
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 #: the compiled functions the exact DPs (opt_free, opt_glob) call from Python (issue 15's layer),

@@ -9,7 +9,7 @@ import time
 import click
 
 from . import fail
-from ._common import LAYOUT_KERNELS, SIMULATE_KERNELS, announce_compile, open_atomic, out_option, progress_bar
+from ._common import LAYOUT_KERNELS, SIMULATE_KERNELS, StepBar, announce_compile, open_atomic, out_option
 
 
 _METHODS = ("all", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
@@ -68,38 +68,29 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     t0 = time.perf_counter()
     compile_kernels()  # compiled (first run) or loaded from numba's cache before the clock starts
     t_load = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    tr = _read(trace, max_memory)
-    t_read = time.perf_counter() - t0
     methods = list(METHODS) if method == "all" else [method]
     # a bar on a terminal once the run has taken a few seconds: which step it is in
-    bar = progress_bar(quiet, total=len(methods) + (not no_bound), unit="step", desc="layout", delay=3, leave=False)
-
-    begun = []
-
-    def step(name):
-        if bar is not None:
-            if begun:
-                bar.update(1)  # the step before it is done
-            begun.append(name)
-            bar.set_postfix_str(name)
-
+    step = StepBar(quiet, 1 + len(methods) + (not no_bound) + bool(out), "layout")
     try:
+        t0 = time.perf_counter()
+        step("read")
+        tr = _read(trace, max_memory)
+        t_read = time.perf_counter() - t0
         s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound,
                            progress=step)
-    finally:
-        if bar is not None:
-            bar.close()
-    best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
-    if out:
-        from ..serving.fastwrite import write_layout
-        from ..serving.layout import serving_rank
+        best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
+        if out:
+            from ..serving.fastwrite import write_layout
+            from ..serving.layout import serving_rank
 
-        t_write = time.perf_counter()
-        lay = s.orders[best.method]
-        with open_atomic(out, binary=True) as fh:
-            write_layout(fh, tr, lay, serving_rank(lay))
-        t_write = time.perf_counter() - t_write
+            step("write")
+            t_write = time.perf_counter()
+            lay = s.orders[best.method]
+            with open_atomic(out, binary=True) as fh:
+                write_layout(fh, tr, lay, serving_rank(lay))
+            t_write = time.perf_counter() - t_write
+    finally:
+        step.close()
     total = time.perf_counter() - t0
     if as_json:
         doc = s.to_json()
@@ -161,16 +152,24 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
     _check_trace(trace, None)
     announce_compile(*SIMULATE_KERNELS, quiet=quiet)
     compile_kernels()  # compiled (first run) or loaded from numba's cache before the clock starts
-    tr = _read(trace, None)
-    lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)
-    w = tr.weights
-    cap1 = int(np.add.reduceat(w[lay.seq], lay.indptr[:-1]).max())
-    cap = _capacity(capacity, cap1)
-    if cap is not None and cap < 0:
-        fail(f"--capacity must be >= 0, got {cap}")
-    t0 = time.perf_counter()
-    r = run(w, lay, cap, schedule, window, block_size=block_size,
-            lpm_fcfs_above=lpm_fcfs_above or None)
+    step = StepBar(quiet, 2 + bool(layout_file), "simulate")
+    try:
+        step("read")
+        tr = _read(trace, None)
+        if layout_file:
+            step("read layout")
+        lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)
+        w = tr.weights
+        cap1 = int(np.add.reduceat(w[lay.seq], lay.indptr[:-1]).max())
+        cap = _capacity(capacity, cap1)
+        if cap is not None and cap < 0:
+            fail(f"--capacity must be >= 0, got {cap}")
+        step("serve")
+        t0 = time.perf_counter()
+        r = run(w, lay, cap, schedule, window, block_size=block_size,
+                lpm_fcfs_above=lpm_fcfs_above or None)
+    finally:
+        step.close()
     total = tr.tokens()
     secs = time.perf_counter() - t0
     if as_json:
