@@ -223,8 +223,11 @@ def test_layout_and_simulate_show_their_steps_on_a_terminal_bar(monkeypatch, cap
         def update(self, k):
             self.n += k
 
-        def set_postfix_str(self, text):
+        def set_postfix_str(self, text, refresh=True):
             shown.append(text)
+
+        def refresh(self):
+            pass
 
         def close(self):
             shown.append(("closed", self.n))
