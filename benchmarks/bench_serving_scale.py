@@ -96,7 +96,6 @@ def before_after(a) -> None:
 
     before, after = os.path.abspath(a.before_after), ROOT
     os.makedirs(a.work, exist_ok=True)
-    rel = lambda p: os.path.relpath(p, ROOT)  # noqa: E731 - no machine paths in results
     small, mid, big = (trace_file(a.work, M, a.seed) for M in (10_000, 100_000, 1_000_000))
     out_tmp = os.path.join(a.work, "bench_write.jsonl")
     jobs = []  # (label, size, trees, job)
@@ -126,7 +125,7 @@ def before_after(a) -> None:
             json.dump(doc, fh, indent=1)
         os.replace(path + ".json.tmp", path + ".json")
 
-    for r in range(a.repeats):
+    for r in range(0 if a.command_only else a.repeats):
         for label, M, trees, job in jobs:
             order = [("before", before), ("after", after)] if r % 2 == 0 else [("after", after), ("before", before)]
             for name, tree in order:
@@ -136,15 +135,22 @@ def before_after(a) -> None:
                 doc["runs"].append({"task": label, "requests": M, "tree": name, "repeat": r, **res})
                 print(f"{label} {M} {name}: {res}", file=sys.stderr)
                 save()
+    if a.command_only:  # add the whole-command runs to the last run's records
+        with open(path + ".json") as fh:
+            doc = json.load(fh)
+        doc["runs"] = [r for r in doc["runs"] if "whole command" not in r["task"]]
     # the whole command at 1M, once per tree; then every method and schedule once, after only
     for name, tree in (("before", before), ("after", after)):
         env_tree = dict(os.environ, PYTHONPATH=tree, NUMBA_NUM_THREADS="1")
+        load0 = os.getloadavg()[0]
         t0 = time.perf_counter()
-        p = subprocess.run([sys.executable, "-m", "mptsearch", "layout", rel(big), "--method", "agglomerative",
-                            "--no-bound", "--json", "-q", "-o", rel(out_tmp)], capture_output=True, text=True,
-                           env=env_tree, cwd=ROOT)
+        # run from the tree itself: `python -m` puts the working directory first on sys.path
+        p = subprocess.run([sys.executable, "-m", "mptsearch", "layout", big, "--method", "agglomerative",
+                            "--no-bound", "--json", "-q", "-o", out_tmp], capture_output=True, text=True,
+                           env=env_tree, cwd=tree)
         rec = {"task": "layout agglomerative -o (whole command)", "requests": 1_000_000, "tree": name, "repeat": 0,
-               "wall": time.perf_counter() - t0, "exit": p.returncode}
+               "wall": time.perf_counter() - t0, "exit": p.returncode, "load_before": round(load0, 2),
+               "load_after": round(os.getloadavg()[0], 2)}
         if p.returncode == 0:
             res = json.loads(p.stdout)
             rec.update({"read_seconds": res["read_seconds"], "write_seconds": res.get("write_seconds"),
@@ -155,7 +161,7 @@ def before_after(a) -> None:
         doc["runs"].append(rec)
         print(rec, file=sys.stderr)
         save()
-    if not a.skip_1m_all:
+    if not a.skip_1m_all and not a.command_only:
         for meth in FAST_METHODS + ("greedy",):
             res = worker(after, {"task": "layout", "trace": big, "method": meth})
             doc["runs"].append({"task": f"layout {meth}", "requests": 1_000_000, "tree": "after", "repeat": 0, **res})
@@ -204,7 +210,8 @@ def before_after_table(doc: dict, median) -> str:
         for r in extra:
             lines.append(f"    {r['tree']}: read {r['read_seconds']} s, agglomerative {r['method_seconds']} s, "
                          f"write {r['write_seconds'] if r['write_seconds'] is not None else '(not reported)'} s, "
-                         f"command {r['seconds']} s, prefill {r['prefill']}")
+                         f"command {r['seconds']} s, prefill {r['prefill']}, load average "
+                         f"{r.get('load_before', '?')} before, {r.get('load_after', '?')} after")
     return "\n".join(lines)
 
 
@@ -223,6 +230,8 @@ def main() -> None:
     ap.add_argument("--before-commit", default="?", help="The commit TREE was made from (recorded).")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-1m-all", action="store_true", help="With --before-after: no 1M run of every method.")
+    ap.add_argument("--command-only", action="store_true",
+                    help="With --before-after: only the whole 1M command per tree, added to the last run's records.")
     a = ap.parse_args()
     if a.before_after:
         before_after(a)
