@@ -16,6 +16,7 @@ and the layout's trie cost rechecked (mptsearch/search/ordered_certificate.py). 
 
     python -m experiments.hard_instances            # the searches, then the tables and plots
     python -m experiments.hard_instances --report   # tables and plots from search.json only
+    python -m experiments.hard_instances --only approximation --missing   # add the cells it lacks
 """
 
 from __future__ import annotations
@@ -30,10 +31,13 @@ from fractions import Fraction
 from ._common import RESULTS, machine
 
 APPROX, ONLINE = RESULTS / "approximation", RESULTS / "online"
-HEURISTICS = ("greedy", "agglomerative", "heaviest-first")
+HEURISTICS = ("greedy", "agglomerative", "heaviest-first", "class-orders")
 WEIGHTS = ((1, 1), (1, 20))
 KS = (2, 3, 4)
 MS = (4, 6, 8, 10, 12)
+#: issue 26.9: does agglomerative's worst ratio grow with k? Its searches also run at these k
+#: (n = N chunks, so requests of up to 8 chunks) and m.
+AGG_KS, AGG_MS = (5, 6, 7, 8), (6, 8, 10, 12)
 WINDOWS = (1, 2, 4, 8)
 N = 8
 STEPS, RESTART_STEPS = 100_000, 25_000
@@ -93,15 +97,38 @@ def _grid(path, data: dict, objective: str, cells, cost_key: str) -> None:
               f"[{time.perf_counter() - t:.1f} s]", flush=True)
 
 
-def run_searches(seed: int, only: str | None) -> None:
+def _cells(heuristics) -> list:
+    """The approximation grid's searches for ``heuristics``: every (weights, k, m) of KS x MS,
+    and agglomerative also at AGG_KS x AGG_MS."""
+    cells = []
+    for h in heuristics:
+        grid = [(k, m) for k in KS for m in MS]
+        if h == "agglomerative":
+            grid += [(k, m) for k in AGG_KS for m in AGG_MS]
+        cells += [(f"{h} w{w[0]}-{w[1]} k{k} m{m}", k, m, w, {"heuristic": h}, {"heuristic": h, "weights": f"{w[0]}-{w[1]}"})
+                  for w in WEIGHTS for k, m in grid]
+    return cells
+
+
+def run_searches(seed: int, only: str | None, missing: bool = False) -> None:
     from mptsearch.provenance import git_commit
 
     commit = git_commit() or "unknown"  # before the first file is written, which would dirty the tree
     config = {"chunks": N, "k": "1..k", "steps": STEPS, "restart_steps": RESTART_STEPS, "jobs": 1}
     if only in (None, "approximation"):
-        data = _header("cost-ratio", dict(config, heuristics=HEURISTICS, weights=WEIGHTS, ks=KS, ms=MS), seed, commit)
-        cells = [(f"{h} w{w[0]}-{w[1]} k{k} m{m}", k, m, w, {"heuristic": h}, {"heuristic": h, "weights": f"{w[0]}-{w[1]}"})
-                 for h in HEURISTICS for w in WEIGHTS for k in KS for m in MS]
+        data = _header("cost-ratio", dict(config, heuristics=HEURISTICS, weights=WEIGHTS, ks=KS, ms=MS,
+                                          agglomerative_ks=AGG_KS, agglomerative_ms=AGG_MS), seed, commit)
+        cells = _cells(HEURISTICS)
+        if missing:  # only the cells search.json lacks; its rows are kept with their own run's header
+            old = json.loads((APPROX / "search.json").read_text())
+            kept = old["rows"]
+            have = {(r["heuristic"], r["weights"], r["k"], r["m"]) for r in kept}
+            cells = [c for c in cells if (c[5]["heuristic"], c[5]["weights"], c[1], c[2]) not in have]
+            data["earlier_runs"] = old.get("earlier_runs", []) + [
+                {key: old[key] for key in ("version", "git_commit", "started", "command", "seed")}
+                | {"heuristics": sorted({r["heuristic"] for r in kept})}]
+            data["earlier_timings"] = old.get("earlier_timings", {}) | old["timings"]
+            data["rows"] = kept
         _grid(APPROX / "search.json", data, "cost-ratio", cells, "heuristic_cost")
     if only in (None, "online"):
         data = _header("online", dict(config, windows=WINDOWS, ks=KS, ms=MS, weights=[1, 1]), seed, commit)
@@ -123,6 +150,10 @@ def table_md(data: dict) -> str:
              "(a find is an instance), not proved maxima; `certified` = OPT_free proved by two "
              "independent methods and the heuristic's layout rechecked on the trie.",
              ""]
+    for e in data.get("earlier_runs", []):
+        lines += [f"Rows of {', '.join(e['heuristics'])} at the cells that run already had come from an earlier run "
+                  f"(`{e['command']}`, version {e['version']}, commit {e['git_commit'][:12]}); this run added the "
+                  "cells it lacked (`--missing`).", ""]
     best = defaultdict(lambda: None)
     for r in rows:
         key = (r["heuristic"], r["weights"], r["k"])
@@ -167,6 +198,8 @@ def plots(data: dict) -> list[str]:
         if axis == "k":
             ks = sorted({r["k"] for r in data["rows"]})
             ax.plot(ks, ks, color="k", ls=":", lw=1, label="Lemma 3: heaviest-first <= k")
+            ax.plot(ks, [(k + 1) / 2 for k in ks], color="k", ls="-.", lw=1,
+                    label="B5/B2: class-orders, unit-weight agglomerative <= (k+1)/2")
         else:  # the proved family at the search's largest weight, where m = q^2 + 1 is in range
             W, ms = max(int(r["weights"].split("-")[1]) for r in data["rows"]), [r["m"] for r in data["rows"]]
             qs = [q for q in range(2, 10) if min(ms) <= q * q + 1 <= max(ms)]
@@ -187,10 +220,57 @@ def plots(data: dict) -> list[str]:
     return written
 
 
+#: The proved factors the finds are checked against (docs/approximation.md): name -> factor(k, unit).
+PROVED = {"heaviest-first": lambda k, unit: Fraction(k),
+          "class-orders": lambda k, unit: Fraction(k + 1, 2),
+          "agglomerative": lambda k, unit: Fraction(k + 1, 2) if unit else None}
+
+
+def _within_proved(row) -> bool:
+    """The find respects its heuristic's proved factor (agglomerative with weights: (Sigma + OPT)/2)."""
+    k, unit = max(len(q) for q in row["requests"]), row["weights"] == "1-1"
+    if row["heuristic"] == "agglomerative" and not unit:
+        w = row["instance_weights"]
+        total = sum(w[x] if isinstance(w, list) else w[str(x)] for q in row["requests"] for x in q)
+        return 2 * row["heuristic_cost"] <= total + row["opt_free"]
+    factor = PROVED.get(row["heuristic"], lambda k, unit: None)(k, unit)
+    return factor is None or Fraction(row["heuristic_cost"], row["opt_free"]) <= factor
+
+
+def summary(data: dict) -> dict:
+    """results/approximation/summary.json: the OP2 row of results/README.md, from search.json."""
+    worst = defaultdict(dict)
+    for r in data["rows"]:
+        key = (r["heuristic"], r["weights"])
+        if Fraction(r["ratio"]) > Fraction(worst[key].get(r["k"], "0")):
+            worst[key][r["k"]] = r["ratio"]
+    agg = {k: round(float(Fraction(v)), 4) for k, v in sorted(worst[("agglomerative", "1-1")].items())}
+    aggw = {k: round(float(Fraction(v)), 4) for k, v in sorted(worst[("agglomerative", "1-20")].items())}
+    cls = max((Fraction(v) for v in worst[("class-orders", "1-20")].values()), default=None)
+    ok = all(_within_proved(r) for r in data["rows"])
+    claim = {"claim": "OP2", "what": "open problem 2: approximating the cost OPT_free (constant factor or APX-hard?)",
+             "paper": "open: a constant factor, or APX-hard? (the paper approximates only the savings)",
+             "ours": "proved (docs/approximation.md): APX-hard for every fixed k >= 2 (A5, unit weights); "
+                     "deterministic (k+1)/2 for any weights by class-orders (B5, tight for it); no global-order "
+                     "algorithm below k/2 (B6); agglomerative (k+1)/2 for unit weights (B2)",
+             "agree": None,
+             "detail": f"computed ({len(data['rows'])} annealed searches, 8 chunks): every find within its "
+                       f"heuristic's proved factor: {ok}; agglomerative's worst find per k, unit weights: "
+                       + ", ".join(f"k={k}: {v}" for k, v in agg.items())
+                       + "; weights 1-20: " + ", ".join(f"k={k}: {v}" for k, v in aggw.items())
+                       + (f"; class-orders' worst weighted find {cls} = {float(cls):.4f}" if cls is not None else "")
+                       + " (computed lower bounds, not maxima)",
+             "command": data["command"]}
+    return {"experiment": "hard_instances (cost-ratio)", "claims": [claim]}
+
+
 def report() -> None:
     data = json.loads((APPROX / "search.json").read_text())
     (APPROX / "table.md").write_text(table_md(data))
     plots(data)
+    _write(APPROX / "summary.json", summary(data))
+    _write(APPROX / "meta.json", {key: data.get(key) for key in ("experiment", "config", "seed", "version",
+                                                                  "git_commit", "machine", "started", "command")})
 
 
 def main(argv=None) -> None:
@@ -198,9 +278,11 @@ def main(argv=None) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--report", action="store_true", help="only rebuild table.md and the plots")
     p.add_argument("--only", choices=("approximation", "online"), default=None)
+    p.add_argument("--missing", action="store_true",
+                   help="approximation: run only the cells search.json lacks, keeping its rows")
     a = p.parse_args(argv)
     if not a.report:
-        run_searches(a.seed, a.only)
+        run_searches(a.seed, a.only, a.missing)
     if (APPROX / "search.json").exists():
         report()
 

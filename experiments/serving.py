@@ -208,7 +208,8 @@ def write_doc_tables() -> str:
     (trace_k*_info.json, scale.md of benchmarks/bench_serving_scale.py, online_throughput.md of
     benchmarks/bench_serving_online.py); nothing is recomputed."""
     out = ["## Real traces (trace_k*_info.json)", "",
-           "| k | requests | distinct chunks | tokens | short requests | packages |", "|---|---|---|---|---|---|"]
+           "| k | requests | distinct chunks | tokens | short requests | renamed repeats | packages |",
+           "|---|---|---|---|---|---|---|"]
     for k in (5, 10, 20):
         path = os.path.join(OUT, f"trace_k{k}_info.json")
         if not os.path.exists(path):
@@ -217,7 +218,7 @@ def write_doc_tables() -> str:
             d = json.load(fh)
         pk = ", ".join(f"{n} {v}" for n, v in sorted(d.get("packages", {}).items()))
         out.append(f"| {k} | {d['requests']:,} | {d['distinct_chunks']:,} | {d.get('tokens', 0):,} | "
-                   f"{d['short_requests']} | {pk} |")
+                   f"{d['short_requests']} | {d.get('renamed_repeats', '-')} | {pk} |")
     for name, title in (("scale.md", "Scale (benchmarks/bench_serving_scale.py)"),
                         ("online_throughput.md", "Streaming layouter (benchmarks/bench_serving_online.py)")):
         path = os.path.join(OUT, name)

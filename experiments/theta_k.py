@@ -247,7 +247,8 @@ def report(run):
         rows = sun["rows"]
         lines += ["## S(c, k): c cores of k-1 chunks", "",
                   "OPT_glob by the orbit DP; OPT_free between the proved lower bound (Lemma 5) and the layout "
-                  "cost c^2(k-1); ratio_lb = OPT_glob / layout cost <= OPT_glob/OPT_free.", "",
+                  "cost c^2(k-1); ratio_lb = OPT_glob / layout cost <= OPT_glob/OPT_free. For k >= 4 OPT_free equals "
+                  "the layout cost (Lemma 5', docs/theta_k.md), so there ratio_lb is the exact ratio of S(c, k).", "",
                   "S+(c, k) adds each core alone as a request (sizes k-1 and k, still 'at most k'): the same "
                   "layout serves it at the same cost, and OPT_free cannot drop when requests are added.", "",
                   "| c | k | n | m | OPT_glob (orbit DP) | core-order cost | Lemma 4 | OPT_free in | exact DP | ratio_lb | ratio_lb/k "
@@ -400,9 +401,11 @@ def _claims(dk, sun, best_by_k, best_uniform, mixed):
                        "(proof: docs/theta_k.md; D_k exact, ratio (k-1)(k+3)/(4k-2))",
                        "paper": "Omega(k/log k) .. O(k), open",
                        "ours": f"D_k ratio at k={dk['rows'][-1]['k']}: {dk['rows'][-1]['ratio']:.2f}; "
-                               "proved k/2 <= rho_1(k) <= rho(k) <= (k+1)/2 for k >= 2 (unit weights and weighted)",
+                               "proved k/2 <= rho_1(k) <= rho(k) <= (k+1)/2 for k >= 2 (unit weights and weighted); "
+                               "unit weights rho_1(k) <= (k+1)/2 - (k-1)/(2(k^2-k-1)) (Lemma 6: rho_1(3) <= 9/5)",
                        "agree": None,
-                       "detail": "proved: Lemmas 1-5 of docs/theta_k.md, each checked in tests/test_theta_k.py; "
+                       "detail": "proved: Lemmas 1-6 of docs/theta_k.md, checked in tests/test_theta_k.py and "
+                                 "tests/test_rho1_candidates.py; "
                                  f"computed D_k rows fit both closed forms: {ok}"})
     if best_uniform:
         claims.append({"claim": "OP1", "what": "best certified OPT_glob/OPT_free per k, requests of exactly k "

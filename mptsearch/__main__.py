@@ -1,3 +1,3 @@
-from .cli import run
+from ._console import run
 
 run()

@@ -4,7 +4,8 @@ Numba has no popcount of its own; these emit LLVM's ``ctpop`` and ``cttz``, whic
 single ``popcnt``/``tzcnt`` instructions on current x86 and ARM processors.
 """
 
-from numba import njit, types
+from numba import types
+from ._jit import njit
 from numba.extending import intrinsic
 
 __all__ = ["popcount", "ctz"]

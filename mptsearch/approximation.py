@@ -10,6 +10,10 @@ approximated. Three polynomial algorithms with proved factors (docs/approximatio
   most (sum_i w(R_i) + OPT_free)/2 (the paper's Theorem 6, Section 6), which is at most
   (k+1)/2 OPT_free for unit weights and distinct requests; so best-of is within
   min(k, (1 + sum_i w(R_i)/OPT_free)/2).
+- :func:`class_orders`: the cheapest of at most 2(n+1) explicit global orders, the support of
+  a derandomised random-class order (docs/theta_k.md, Lemma 3): cost <= (k+1)/2 OPT_free for
+  requests of at most k chunks, any weights (docs/approximation.md, Theorem B5); with unit
+  weights it is the cheaper of the heaviest-first order (chunk ids) and its reverse.
 - :func:`interval_dp`: the cheapest hierarchy whose leaves, read left to right, are the
   requests in the given line order (O(m^3) interval DP). When every S_x is contiguous on that
   line (consecutive ones), it costs at most the paper's C1P bound, hence at most
@@ -22,6 +26,7 @@ meant for ``mptsearch anneal --objective cost-ratio --heuristic NAME``.
 
 from __future__ import annotations
 
+from decimal import Decimal, localcontext
 from typing import Callable
 
 import numpy as np
@@ -30,8 +35,8 @@ from .hierarchy import Hierarchy
 from .instance import Instance, from_lists
 from .trie import order_layout, trie_cost
 
-__all__ = ["heaviest_first_order", "heaviest_first", "best_of", "interval_dp", "interval_hierarchy",
-           "heaviest_first_tight", "HEURISTICS"]
+__all__ = ["heaviest_first_order", "heaviest_first", "class_order_candidates", "class_orders", "best_of",
+           "interval_dp", "interval_hierarchy", "heaviest_first_tight", "class_orders_tight", "HEURISTICS"]
 
 
 def heaviest_first_order(inst: Instance) -> list[int]:
@@ -53,6 +58,78 @@ def heaviest_first(inst: Instance) -> tuple[list[list], int]:
     """
     layout = order_layout(inst, heaviest_first_order(inst))
     return inst.label_orders(layout), trie_cost(inst, layout)
+
+
+def _log_parts(weights) -> dict[int, tuple[int, Decimal]]:
+    """weight -> (floor(ln w), frac(ln w)) for each distinct weight, in 50-digit decimals.
+
+    Two distinct integer weights never have equal fractional parts (ln a - ln b = j != 0 would
+    make a/b = e^j rational), so the sort below only needs enough digits to separate them."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        parts = {}
+        for w in sorted({int(v) for v in weights}):
+            a = Decimal(w).ln()
+            fl = int(a.to_integral_value(rounding="ROUND_FLOOR"))
+            parts[w] = (fl, a - fl)
+    return parts
+
+
+def class_order_candidates(inst: Instance) -> list[tuple[list[int], float]]:
+    """The support of the derandomised random-class order, with the probability of each order.
+
+    Draw U uniformly from [0, 1) and put chunk x in class floor(ln w(x) - U); list the classes
+    from the highest down, each class heaviest first (ties to the smaller id) or, with
+    probability 1/2 and one coin for all classes, in the reverse of that. The classes only
+    change where U crosses a fractional part of some ln w(x): with thresholds
+    0 = t_0 < t_1 < ... < t_r (the distinct fractional parts, r <= n), U in (t_j, t_{j+1})
+    gives class floor(ln w(x)) - [frac(ln w(x)) <= t_j] to chunk x. So the distribution has at
+    most 2(r+1) <= 2(n+1) orders, the order of interval j with probability (t_{j+1} - t_j)/2
+    each way (t_{r+1} = 1; the thresholds themselves have probability 0). Within a class the pair (x, y) is in each relative order with
+    probability exactly 1/2, which is all the proof of docs/approximation.md, Theorem B5 uses.
+
+    Returns
+    -------
+    list of (order, probability)
+        Global orders (chunk ids) and their probabilities (floats summing to 1), interval j's
+        forward order before its reverse. O(n^2) time after the n logarithms.
+    """
+    parts = _log_parts(inst.weights)
+    hf = heaviest_first_order(inst)
+    ts = sorted({Decimal(0)} | {f for _, f in parts.values()})
+    out = []
+    for j, t in enumerate(ts):
+        length = float((ts[j + 1] if j + 1 < len(ts) else Decimal(1)) - t)
+        cls = {x: parts[int(inst.weights[x])][0] - (parts[int(inst.weights[x])][1] <= t) for x in range(inst.n)}
+        levels = sorted(set(cls.values()), reverse=True)
+        forward = [x for c in levels for x in hf if cls[x] == c]
+        backward = [x for c in levels for x in reversed(hf) if cls[x] == c]
+        out += [(forward, length / 2), (backward, length / 2)]
+    return out
+
+
+def class_orders(inst: Instance) -> tuple[list[list], int]:
+    """Layout of the cheapest of :func:`class_order_candidates` and its trie cost (ties: the
+    first candidate).
+
+    Guarantee: cost <= (k+1)/2 OPT_free when every request has at most k chunks, any weights
+    (docs/approximation.md, Theorem B5: the candidates' average already is); with unit weights
+    the candidates are the chunk-id order and its reverse, and cost(order) + cost(reverse)
+    <= (k+1) OPT_free for every order. O(n (n^2 + sum_i |R_i| log k)) time.
+
+    Examples
+    --------
+    >>> from mptsearch.instance import parse_instance
+    >>> class_orders(parse_instance("03 13 23"))   # the reverse of the id order puts the core first
+    ([[3, 0], [3, 1], [3, 2]], 4)
+    """
+    best = None
+    for order, _ in class_order_candidates(inst):
+        layout = order_layout(inst, order)
+        cost = trie_cost(inst, layout)
+        if best is None or cost < best[1]:
+            best = (layout, cost)
+    return inst.label_orders(best[0]), best[1]
 
 
 def best_of(inst: Instance) -> tuple[list[list], int]:
@@ -167,9 +244,27 @@ def heaviest_first_tight(k: int, petals: int, weight: int) -> Instance:
     return from_lists(reqs, weights)
 
 
+def class_orders_tight(k: int, petals: int) -> Instance:
+    """Two sunflowers on which :func:`class_orders` approaches its factor (k+1)/2 (unit weights).
+
+    Chunk ids in order: the core A (k-1 chunks), the petals of A, the petals of B (``petals``
+    each), the core B. Request: a core plus one of its petals. The id order puts core A first
+    and core B last, its reverse the other way round, so both cost (k-1+P) + P k, against
+    OPT_free = 2(k-1+P) = the number of chunks (docs/approximation.md, Theorem B5).
+    """
+    if k < 2 or petals < 1:
+        from .instance import InstanceError
+        raise InstanceError("class_orders_tight needs k >= 2 and petals >= 1")
+    s, p = k - 1, petals
+    core_a, core_b = list(range(s)), list(range(s + 2 * p, 2 * s + 2 * p))
+    reqs = [core_a + [s + j] for j in range(p)] + [core_b + [s + p + j] for j in range(p)]
+    return from_lists(reqs)
+
+
 #: NAME -> function(inst) returning (layout in labels, trie cost), for ``anneal --heuristic NAME``.
 HEURISTICS: dict[str, Callable[[Instance], tuple[list[list], int]]] = {
     "heaviest-first": heaviest_first,
+    "class-orders": class_orders,
     "best-of": best_of,
     "interval-dp": interval_dp,
 }

@@ -182,6 +182,35 @@ def random_instance(n: int, m: int, k: int | tuple[int, int], *, weights: tuple[
 FAMILY_NAMES = ("two-sunflowers", "sunflowers", "leave-one-out", "k4-3", "record")
 
 
+#: the most request entries (sum of |R_i|) :func:`family_summary` builds: two-sunflowers at
+#: k = 1000 (2,000,000 entries) takes about 8 s and 0.4 GB; k = 3000 took over a minute and 3 GB
+MAX_FAMILY_ENTRIES = 2_000_000
+
+
+def family_entries(name: str, k: int, cores: int = 3, with_cores: bool = False) -> int:
+    """The sum of the request sizes of family ``name`` at request size ``k``, from its
+    definition (nothing is built): D_k has 2k requests of k chunks, S(c, k) c(c-1)(k-1) of k
+    (plus c cores of k-1 with ``with_cores``), L_{k+1} k+1 of k; k4-3 and record are small."""
+    if name == "two-sunflowers":
+        return 2 * k * k
+    if name == "sunflowers":
+        return cores * (cores - 1) * (k - 1) * k + (cores * (k - 1) if with_cores else 0)
+    if name == "leave-one-out":
+        return (k + 1) * k
+    return 0
+
+
+def _check_family_size(name: str, k: int, cores: int, with_cores: bool) -> None:
+    entries = family_entries(name, k, cores, with_cores)
+    if entries > MAX_FAMILY_ENTRIES:
+        lo, hi = 1, k  # the largest k within the limit (entries grow with k)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if family_entries(name, mid, cores, with_cores) <= MAX_FAMILY_ENTRIES else (lo, mid - 1)
+        raise InstanceError(f"{name} at k={k} has {entries:,} request entries, more than {MAX_FAMILY_ENTRIES:,} "
+                            f"(minutes and gigabytes); k up to {lo} here")
+
+
 def family_summary(name: str, k: int | None = None, *, cores: int = 3, with_cores: bool = False,
                    max_free_m: int = 16) -> dict:
     """A named family with exact OPT_glob, an optimal global order, a free layout and its cost.
@@ -223,6 +252,7 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, with_core
         raise InstanceError(f"{name} needs --k")
     if with_cores and name != "sunflowers":
         raise InstanceError("--with-cores applies to the sunflowers family only")
+    _check_family_size(name, k, cores, with_cores)
     seconds: dict = {}
     t = time.perf_counter()
     fam, layout, lower, lower_src = None, None, None, None

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 from .instance import InstanceError
 
-__all__ = ["ONLINE_FAMILY_NAMES", "interleave", "online_star", "online_sliding", "drop_first_adversary",
+__all__ = ["ONLINE_FAMILY_NAMES", "interleave", "online_star", "online_sliding", "play_round_robin", "drop_first_adversary",
            "drop_first_gadget", "caterpillar_bound", "segment_bound", "deterministic_lower_bound",
            "randomized_lower_bound", "random_drop_min_expected", "random_drop_value", "online_family_summary"]
 
@@ -75,45 +75,55 @@ def drop_first_gadget(k: int, firsts: Sequence[int]) -> list[list[int]]:
     return out
 
 
-def drop_first_adversary(k: int, length: int, window: int, algorithm) -> tuple[list, list]:
-    """Play the drop-first adversary (docs/online.md, Theorem 3) against ``algorithm``.
-
-    ``window`` gadgets on disjoint chunks, round-robin; gadget g's next request is its last one
-    without the chunk the algorithm committed first, plus a fresh chunk. ``algorithm`` follows
+def play_round_robin(starts: Sequence[Sequence[int]], length: int, algorithm, step: Callable,
+                     what: str = "gadget") -> tuple[list, list]:
+    """Play W = len(``starts``) adaptive gadgets round-robin against ``algorithm`` (Lemma 2):
+    gadget g's step s (s = 0..length-1) is at position s W + g, its first request ``starts[g]``
+    and its next one ``step(g, request, committed order)``. ``algorithm`` follows
     :class:`~mptsearch.serving.online.OnlineLayouter`'s protocol: ``add(chunks, id=...)``
-    returns the (id, order) pairs it commits, ``flush()`` the rest. Returns (requests in
-    arrival order, committed orders in arrival order), chunk labels as ints.
+    returns the (id, order) pairs it commits, ``flush()`` the rest. Returns (requests,
+    committed orders), both in arrival order. O(length W) calls.
 
     Raises
     ------
     InstanceError
-        If the algorithm has not committed gadget g's request when its next one is due (it
+        If the algorithm has not committed a request when its gadget's next one is due (it
         does not respect the window).
     """
-    _check(k, length, window)
-    stride = k + length - 1  # the ids of :func:`interleave` on a gadget of k + length - 1 chunks
-    cur = [[g * stride + x for x in range(k)] for g in range(window)]
-    fresh = [k] * window
+    window = len(starts)
+    cur = [list(r) for r in starts]
     reqs: list = []
     done: dict = {}
-
-    def take(res):
-        for rid, seq in res:
-            done[rid] = list(seq)
-
     for s in range(length):
         for g in range(window):
             if s > 0:
                 prev = (s - 1) * window + g
                 if prev not in done:
-                    raise InstanceError(f"request {prev} was not committed before its gadget's next request")
-                first = done[prev][0]
-                cur[g] = [x for x in cur[g] if x != first] + [g * stride + fresh[g]]
-                fresh[g] += 1
+                    raise InstanceError(f"request {prev} was not committed before its {what}'s next request")
+                cur[g] = list(step(g, cur[g], done[prev]))
             reqs.append(list(cur[g]))
-            take(algorithm.add(list(cur[g]), id=len(reqs) - 1))
-    take(algorithm.flush())
+            done.update((rid, list(seq)) for rid, seq in algorithm.add(list(cur[g]), id=len(reqs) - 1))
+    done.update((rid, list(seq)) for rid, seq in algorithm.flush())
     return reqs, [done[j] for j in range(len(reqs))]
+
+
+def drop_first_adversary(k: int, length: int, window: int, algorithm) -> tuple[list, list]:
+    """Play the drop-first adversary (docs/online.md, Theorem 3) against ``algorithm``.
+
+    ``window`` gadgets on disjoint chunks, round-robin (:func:`play_round_robin`); gadget g's
+    next request is its last one without the chunk the algorithm committed first, plus a fresh
+    chunk. Returns (requests in arrival order, committed orders in arrival order), chunk labels
+    as ints. Raises InstanceError if the algorithm does not respect the window.
+    """
+    _check(k, length, window)
+    stride = k + length - 1  # the ids of :func:`interleave` on a gadget of k + length - 1 chunks
+    fresh = [k] * window
+
+    def step(g, req, order):
+        fresh[g] += 1
+        return [x for x in req if x != order[0]] + [g * stride + fresh[g] - 1]
+
+    return play_round_robin([[g * stride + x for x in range(k)] for g in range(window)], length, algorithm, step)
 
 
 # ---- proved closed-form bounds (docs/online.md) ----------------------------------------------

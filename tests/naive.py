@@ -199,3 +199,88 @@ def naive_write_layout(fh, tr, lay) -> None:
         fh.write(f'{{"id": {json.dumps(rid, ensure_ascii=False)}, '
                  f'"chunks": [{", ".join(json.dumps(tr.labels[x], ensure_ascii=False) for x in row)}], '
                  f'"tokens": [{", ".join(str(int(tr.weights[x])) for x in row)}], "serve": {rank[j]}}}\n')
+
+
+def naive_opt_blend(orders, weights, r, price, beta, per_answer=False):
+    """OPT_blend of docs/beyond_prefix.md by brute force: every layout, every node's mode.
+
+    Requests are served in the given order; a chunk whose prefix (as a tuple) was served
+    before is a hit; every other chunk position is a new node that is either computed fully
+    (cost w) or blended from any earlier *full* node of the same chunk (cost r w, loss
+    w (1 + beta |context difference|)). Returns (objective, cost, loss) of the best choice,
+    ties to the lowest cost. No trie, no per-chunk decomposition: one recursion over the new
+    nodes of every layout. ``per_answer``: a blend's loss is multiplied by the number of
+    sequences that have its prefix.
+    """
+    from itertools import permutations, product
+
+    best = None
+    for layout in product(*(permutations(o) for o in orders)):
+        seen = set()
+        new = []  # (chunk, context) of every position that is not a hit, in serving order
+        for seq in layout:
+            for p in range(len(seq)):
+                if seq[:p + 1] not in seen:
+                    seen.add(seq[:p + 1])
+                    times = sum(1 for s in layout if s[:p + 1] == seq[:p + 1]) if per_answer else 1
+                    new.append((seq[p], frozenset(seq[:p]), times))
+
+        def go(j, full):
+            if j == len(new):
+                return (0.0, 0.0, 0.0)
+            x, ctx, times = new[j]
+            w = weights[x]
+            sub = go(j + 1, full + ((x, ctx),))
+            options = [(sub[0] + w, sub[1] + w, sub[2])]
+            for y, c2 in full:
+                if y == x:
+                    loss = w * (1 + beta * len(ctx ^ c2)) * times
+                    sub = go(j + 1, full)
+                    options.append((sub[0] + r * w + price * loss, sub[1] + r * w, sub[2] + loss))
+            return min(options)
+
+        val = go(0, ())
+        if best is None or val < best:
+            best = val
+    return best
+
+
+def naive_blend_serving(weights, seqs, order, capacity, r, price, beta):
+    """Twin of :func:`mptsearch.blend.cache.simulate_blend` without its trie or copy lists.
+
+    Cache = dict {prefix tuple: [last use, context or None]} (None: the prefix was blended).
+    Serving a sequence, every prefix not in the cache is computed: blended from the cached
+    full prefix ending in the same chunk whose context differs least (any of them), when
+    r + price (1 + beta d) < 1, else full. Then every prefix of the sequence is marked used,
+    and while the cached tokens exceed ``capacity`` the least recently used prefix with no
+    cached extension is evicted, the longest first on ties, by scanning everything.
+    Returns (cost, loss, blended).
+    """
+    cache: dict = {}
+    cost = loss = 0.0
+    blended = 0
+    for t, j in enumerate(order, start=1):
+        seq = tuple(seqs[j])
+        before = {p: v[1] for p, v in cache.items()}
+        for d in range(1, len(seq) + 1):
+            pre = seq[:d]
+            if pre in cache:
+                cache[pre][0] = t
+                continue
+            x, ctx, w = seq[d - 1], frozenset(seq[:d - 1]), int(weights[seq[d - 1]])
+            diffs = [len(ctx ^ c) for p, c in before.items() if p[-1] == x and c is not None]
+            if diffs and r + price * (1 + beta * min(diffs)) < 1:
+                cost += r * w
+                loss += w * (1 + beta * min(diffs))
+                blended += 1
+                cache[pre] = [t, None]
+            else:
+                cost += w
+                cache[pre] = [t, ctx]
+        if capacity is None:
+            continue
+        while sum(int(weights[p[-1]]) for p in cache) > capacity:
+            leaves = [p for p in cache if not any(len(q) == len(p) + 1 and q[:-1] == p for q in cache)]
+            victim = min(leaves, key=lambda p: (cache[p][0], -len(p)))
+            del cache[victim]
+    return cost, loss, blended

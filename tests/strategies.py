@@ -17,3 +17,18 @@ def instances(draw, max_n=7, max_m=7, max_weight=9, max_k=None):
     # a random production order per request
     orders = [draw(st.permutations(sorted(r))) for r in reqs]
     return from_lists([list(o) for o in orders], weights)
+
+
+@st.composite
+def served(draw, max_n=7, max_m=9):
+    """(weights, layout sequences in arrival order with a few repeated arrivals, cache capacity
+    in tokens or None) for the cache simulators."""
+    inst = draw(instances(max_n=max_n, max_m=max_m))
+    rnd = draw(st.randoms(use_true_random=False))
+    seqs = [tuple(rnd.sample(list(o), len(o))) for o in inst.orders]
+    # repeated arrivals of the same request happen in traces
+    seqs += [seqs[draw(st.integers(0, len(seqs) - 1))] for _ in range(draw(st.integers(0, 3)))]
+    rnd.shuffle(seqs)
+    big = max(int(inst.weights[list(s)].sum()) for s in seqs)
+    cap = draw(st.one_of(st.none(), st.integers(0, 3 * big)))
+    return inst, seqs, cap

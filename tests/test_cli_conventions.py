@@ -10,6 +10,7 @@ import click
 import pytest
 
 from mptsearch.cli import _COMMANDS, cli
+from mptsearch.cli import _common
 from mptsearch.cli._common import writable_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,9 +52,11 @@ def problems(command: click.Command, exceptions: frozenset = frozenset()) -> lis
         if "all cores" not in (jobs.help or ""):
             out.append("--jobs help does not say all cores")
     seed = opts.get("--seed")
-    if seed is not None and (seed.type is not click.INT or not isinstance(seed.default, int)):
-        out.append("--seed is not an integer with a default")
+    if seed is not None and (seed.type is not _common.SEED or not isinstance(seed.default, int)):
+        out.append("--seed is not an integer with a default")  # the shared SEED: refuses -1 (issue 28)
     limit = opts.get("--time-limit")
+    if limit is not None and not isinstance(limit.type, _common.FiniteFloat):
+        out.append("--time-limit is not a finite number of seconds")  # NaN and inf refused (issue 28)
     if limit is not None and (name, "-t") not in exceptions and "whole command" not in (limit.help or ""):
         out.append("--time-limit is not the whole command's wall time")
     if limit is not None and (name, "-t") in exceptions and "docs/cli.md" not in (limit.help or ""):
@@ -111,6 +114,7 @@ def test_the_check_sees_a_different_meaning():
 
     assert problems(bad) == ["--jobs defaults to 1, not all cores", "--jobs refuses 0 (all cores)",
                              "--jobs help does not say all cores", "--seed is not an integer with a default",
+                             "--time-limit is not a finite number of seconds",
                              "--time-limit is not the whole command's wall time"]
-    assert problems(bad, frozenset({("bad", "-t")})) == problems(bad)[:4] + [
+    assert problems(bad, frozenset({("bad", "-t")})) == problems(bad)[:5] + [
         "--time-limit differs without pointing to docs/cli.md"]

@@ -47,3 +47,23 @@ def test_the_greedy_find_at_k2_m10_is_the_family():
     assert r["ratio"] == "182/67"
     found, family = canonical_form(from_lists(r["requests"], r["instance_weights"])), canonical_form(greedy_trap(3, 20))
     assert compact(found) == compact(family) and list(found.weights) == list(family.weights)
+
+
+def test_op2_summary_is_built_from_the_data():
+    """results/approximation/summary.json (the OP2 row of results/README.md) is summary(search.json),
+    and every committed find respects its heuristic's proved factor."""
+    from experiments.hard_instances import _within_proved, summary
+
+    data = _rows(APPROX / "search.json")
+    assert json.loads((APPROX / "summary.json").read_text()) == summary(data)
+    assert all(_within_proved(r) for r in data["rows"])
+    assert {"class-orders", "agglomerative"} <= {r["heuristic"] for r in data["rows"]}
+    assert {r["k"] for r in data["rows"] if r["heuristic"] == "agglomerative"} == set(range(2, 9))
+
+
+def test_within_proved_fails_off_by_one():
+    from experiments.hard_instances import _within_proved
+
+    row = {"heuristic": "class-orders", "weights": "1-1", "requests": [[0, 1, 2]], "heuristic_cost": 4, "opt_free": 2}
+    assert _within_proved(row)                                  # 4/2 = (3+1)/2
+    assert not _within_proved(dict(row, heuristic_cost=5))

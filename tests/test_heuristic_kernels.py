@@ -117,3 +117,13 @@ def test_best_of_kernel_is_the_cheaper_of_the_two_and_pairs_are_read(inst):
     assert twin == min(hf_cost, agg.value) == HEURISTICS["best-of"].function(inst)[1]
     pair = ([[inst.labels[x] for x in s] for s in agg.layout], agg.value)
     assert layout_and_cost(inst, pair) == layout_and_cost(inst, agg)
+
+
+def test_greedy_ratio_depends_on_its_tie_rule():
+    """docs/approximation.md: greedy's ties go to the heavier chunk, then the smaller id; on
+    `125 346 015 046` (OPT_free 8) that costs 11, and 8 with the labels reversed."""
+    inst = from_compact("125 346 015 046")
+    assert opt_free(inst).value == 8
+    assert greedy(inst).value == 11 == objective_value(inst, "cost-ratio", heuristic="greedy")[0]
+    flipped = inst.relabel(list(range(inst.n))[::-1])
+    assert greedy(flipped).value == 8

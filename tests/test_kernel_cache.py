@@ -196,3 +196,42 @@ def test_verify_and_hardness_announce_and_load_the_kernels_before_their_clocks(a
     assert main(args) == 0
     assert capsys.readouterr().err.count(NOTE) == 1
     assert calls == ["load", "run"]  # the per-method seconds start after the compile
+
+
+PAIR_WEIGHTS = """
+import numpy as np
+import mptsearch
+from mptsearch._kernels.bounds import pair_weights
+assert mptsearch.__file__.startswith({root!r}), mptsearch.__file__
+pw = np.zeros((2, 2), dtype=np.int64)
+pair_weights(np.array([0b0111, 0b1110], dtype=np.uint64), 2, np.array([1, 2, 3, 4], dtype=np.int64), pw)
+print(pw[0, 1])
+"""
+
+
+def test_an_edited_helper_in_another_file_recompiles_its_cached_callers(tmp_path):
+    """numba alone keys ``bounds.pair_weights``'s cache on bounds.py only, so an edit of the
+    ``mask_weight`` it inlines from masks.py left the old machine code in use (a stale kernel
+    after a ``git pull``): mptsearch._jit adds the package's digest to every stamp."""
+    import shutil
+
+    import mptsearch
+
+    copy = tmp_path / "src"
+    shutil.copytree(Path(mptsearch.__file__).parent, copy / "mptsearch",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(copy), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    script = PAIR_WEIGHTS.format(root=str(copy))
+
+    def run():
+        r = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        return int(r.stdout)
+
+    assert run() == 2 + 3  # w({1, 2}) with weights 1, 2, 3, 4
+    masks = copy / "mptsearch" / "_kernels" / "masks.py"
+    text = masks.read_text()
+    assert "s += weights[ctz(mask)]" in text
+    masks.write_text(text.replace("s += weights[ctz(mask)]", "s += 10 * weights[ctz(mask)]"))
+    assert run() == 10 * (2 + 3)

@@ -169,3 +169,11 @@ def test_real_trace_rebuild_is_byte_identical(tmp_path):
     build_trace(str(tmp_path / "b.jsonl"), k=5)
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
     assert (tmp_path / "a.jsonl.info.json").read_bytes() == (tmp_path / "b.jsonl.info.json").read_bytes()
+    # FanOutQA repeats some sub-question ids: both readers accept the built trace, every line kept
+    from mptsearch.serving.sparse import read_sparse
+    from mptsearch.serving.trace import read_trace
+
+    info = json.loads((tmp_path / "a.jsonl.info.json").read_text())
+    assert info["renamed_repeats"] > 0
+    for read in (read_trace, read_sparse):
+        assert read(str(tmp_path / "a.jsonl")).size == info["requests"]

@@ -10,7 +10,7 @@ from mptsearch.serving.cache import SCHEDULES, PrefixCache, dfs_order, simulate,
 from mptsearch.serving.trace import read_trace, sequences_cost
 from mptsearch.trie import trie_cost
 
-from .strategies import instances
+from .strategies import instances, served
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -33,19 +33,6 @@ def naive_prefill(weights, seqs, order, capacity):
             victim = min(leaves, key=lambda p: (cache[p], -len(p)))
             del cache[victim]
     return total
-
-
-@st.composite
-def served(draw):
-    inst = draw(instances(max_n=7, max_m=9))
-    rnd = draw(st.randoms(use_true_random=False))
-    seqs = [tuple(rnd.sample(list(o), len(o))) for o in inst.orders]
-    # repeated arrivals of the same request happen in traces
-    seqs += [seqs[draw(st.integers(0, len(seqs) - 1))] for _ in range(draw(st.integers(0, 3)))]
-    rnd.shuffle(seqs)
-    big = max(int(inst.weights[list(s)].sum()) for s in seqs)
-    cap = draw(st.one_of(st.none(), st.integers(0, 3 * big)))
-    return inst, seqs, cap
 
 
 @settings(max_examples=150)

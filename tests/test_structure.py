@@ -116,3 +116,20 @@ def test_graph_resolves_relative_and_deferred_imports():
 
 def test_no_import_cycles():
     assert cycles(import_graph()) == []
+
+
+def test_every_cached_kernel_module_takes_njit_from_mptsearch_jit():
+    """A module that caches compiled kernels must use mptsearch._jit's njit: numba's own cache
+    stamp ignores the helpers a kernel compiles in from other files (see mptsearch/_jit.py)."""
+    offenders = []
+    for name, (path, _) in _modules(PACKAGE).items():
+        if name == "mptsearch._jit":
+            continue
+        tree = ast.parse(path.read_text())
+        direct = any(isinstance(node, ast.ImportFrom) and node.module == "numba"
+                     and any(a.name == "njit" for a in node.names) for node in ast.walk(tree))
+        uses_jit = any(isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_jit")
+                       and node.level > 0 for node in ast.walk(tree))
+        if direct or ("cache=True" in path.read_text() and not uses_jit):
+            offenders.append(name)
+    assert offenders == []

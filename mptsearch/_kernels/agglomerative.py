@@ -5,7 +5,7 @@
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .masks import mask_weight
 

@@ -28,7 +28,8 @@ parallel. Max and + over integers are exact, so every order gives the same table
 import numba
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange, types
+from numba import prange, types
+from .._jit import njit
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 

@@ -4,7 +4,7 @@ sandwich LB <= OPT_free <= UB.
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .agglomerative import agglomerative_savings
 from .masks import mask_weight

@@ -7,7 +7,7 @@ integer type (:func:`~mptsearch._kernels.blocked.low_bits`).
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .blocked import dp_rows, low_bits
 from .masks import intersection_table, mask_weight

@@ -14,7 +14,7 @@ popcount(rep(P) & S_c): the classes either lie inside S_c or miss it, since c is
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._bits import ctz, popcount
 

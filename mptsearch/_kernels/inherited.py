@@ -12,7 +12,7 @@ and the same holds with a lower bound on OPT_free(F) in place of its value.
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .masks import mask_weight
 

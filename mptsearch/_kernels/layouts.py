@@ -9,6 +9,8 @@ heuristic's own layout (:mod:`mptsearch.heuristics.registry`), tie-breaking incl
   (``agglomerative(inst, tie_break="first").value``);
 - :func:`heaviest_first_cost`: the global order by decreasing weight, ties to the smaller
   chunk id (``heaviest_first``, Lemma 3 of docs/theta_k.md);
+- :func:`class_orders_cost`: the cheapest of the derandomised random-class orders
+  (``class_orders``, docs/approximation.md, Theorem B5);
 - :func:`heuristic_cost`: dispatch on the codes below (``BEST_OF``: the cheaper of
   heaviest-first and agglomerative, the value of ``best_of`` in the approximation module).
 
@@ -18,17 +20,17 @@ the order of the instance's chunk ids). These kernels allocate their few small b
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._bits import ctz, popcount
 from .agglomerative import agglomerative_tree
 from .masks import chunk_sets
 
-__all__ = ["GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "BEST_OF", "rows_cost", "greedy_cost",
-           "agglomerative_cost", "heaviest_first_cost", "heuristic_cost"]
+__all__ = ["GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "BEST_OF", "CLASS_ORDERS", "rows_cost", "greedy_cost",
+           "agglomerative_cost", "order_cost", "heaviest_first_cost", "class_orders_cost", "heuristic_cost"]
 
 # Kernel codes of the heuristics (mptsearch.heuristics.registry maps names to them).
-GREEDY, AGGLOMERATIVE, HEAVIEST_FIRST, BEST_OF = 0, 1, 2, 3
+GREEDY, AGGLOMERATIVE, HEAVIEST_FIRST, BEST_OF, CLASS_ORDERS = 0, 1, 2, 3, 4
 
 
 @njit(cache=True, inline="always")
@@ -157,16 +159,9 @@ def agglomerative_cost(req, m, n, weights, sig, act):
 
 
 @njit(cache=True)
-def heaviest_first_cost(req, m, n, weights):
-    """Trie cost of the layout induced by the global order of decreasing weight (ties to the
-    smaller chunk id). O(n^2 + m n + m^2 k)."""
-    order = np.empty(n, dtype=np.int64)
-    for x in range(n):
-        j = x
-        while j > 0 and weights[order[j - 1]] < weights[x]:
-            order[j] = order[j - 1]
-            j -= 1
-        order[j] = x
+def order_cost(req, m, n, weights, order):
+    """Trie cost of the layout induced by the global order ``order`` (a permutation of the n
+    chunk ids): every request lists its chunks in that order. O(m n + m^2 k)."""
     rows = np.empty((m, max(n, 1)), dtype=np.int64)
     lens = np.zeros(m, dtype=np.int64)
     one = np.uint64(1)
@@ -180,12 +175,90 @@ def heaviest_first_cost(req, m, n, weights):
 
 
 @njit(cache=True)
+def heaviest_first_cost(req, m, n, weights):
+    """Trie cost of the layout induced by the global order of decreasing weight (ties to the
+    smaller chunk id). O(n^2 + m n + m^2 k)."""
+    return order_cost(req, m, n, weights, _heaviest_first(n, weights))
+
+
+@njit(cache=True)
+def _heaviest_first(n, weights):
+    """Chunk ids by decreasing weight, ties to the smaller id (stable insertion sort, O(n^2))."""
+    order = np.empty(n, dtype=np.int64)
+    for x in range(n):
+        j = x
+        while j > 0 and weights[order[j - 1]] < weights[x]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = x
+    return order
+
+
+@njit(cache=True)
+def class_orders_cost(req, m, n, weights):
+    """The least trie cost over the class orders of ``approximation.class_order_candidates``:
+    for every interval of the offset U between the fractional parts of the ln w(x), the
+    classes floor(ln w(x) - U) from the highest down, each class heaviest first (ties to the
+    smaller id) or, in the reversed candidate, the reverse of that. Logarithms in float64 (the
+    public function compares them in 50-digit decimals; both give the same floors and the same
+    order of fractional parts for every weight up to 10^5, tests/test_class_orders.py). O(n (n^2 + m n + m^2 k))."""
+    hf = _heaviest_first(n, weights)
+    fl = np.empty(n, dtype=np.int64)
+    fr = np.empty(n, dtype=np.float64)
+    for x in range(n):
+        a = np.log(np.float64(weights[x]))
+        fl[x] = np.int64(np.floor(a))
+        fr[x] = a - np.floor(a)
+    cls = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    best = np.int64(-1)
+    for j in range(n + 1):  # thresholds: 0 (j = n) and every chunk's fractional part
+        t = 0.0 if j == n else fr[j]
+        if j < n:
+            seen = False  # one candidate per distinct threshold: skip a repeat of an earlier one
+            if t == 0.0:
+                seen = True
+            for i in range(j):
+                if fr[i] == t:
+                    seen = True
+            if seen:
+                continue
+        lo = np.int64(0)
+        hi = np.int64(0)
+        for x in range(n):
+            cls[x] = fl[x] - (1 if fr[x] <= t else 0)
+            if x == 0 or cls[x] < lo:
+                lo = cls[x]
+            if x == 0 or cls[x] > hi:
+                hi = cls[x]
+        for rev in range(2):
+            pos = 0
+            for c in range(hi, lo - 1, -1):
+                if rev == 0:
+                    for q in range(n):
+                        if cls[hf[q]] == c:
+                            order[pos] = hf[q]
+                            pos += 1
+                else:
+                    for q in range(n - 1, -1, -1):
+                        if cls[hf[q]] == c:
+                            order[pos] = hf[q]
+                            pos += 1
+            cost = order_cost(req, m, n, weights, order)
+            if best < 0 or cost < best:
+                best = cost
+    return best
+
+
+@njit(cache=True)
 def heuristic_cost(code, req, m, n, weights, ws):
     """The trie cost of heuristic ``code``'s layout of req[:m] (uses ws.S, ws.sig, ws.act)."""
     if code == GREEDY:
         return greedy_cost(req, m, n, weights, ws.S)
     if code == AGGLOMERATIVE:
         return agglomerative_cost(req, m, n, weights, ws.sig, ws.act)
+    if code == CLASS_ORDERS:
+        return class_orders_cost(req, m, n, weights)
     if code == BEST_OF:  # a minimum: the value does not depend on which one wins a tie
         return min(heaviest_first_cost(req, m, n, weights), agglomerative_cost(req, m, n, weights, ws.sig, ws.act))
     return heaviest_first_cost(req, m, n, weights)

@@ -7,7 +7,7 @@ weights an ``int64`` array indexed by chunk.
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._bits import ctz
 

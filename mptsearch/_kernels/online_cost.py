@@ -11,7 +11,7 @@ does not change the layout (the kernel only looks children up), so a fixed one i
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._bits import ctz, popcount
 from ..serving._online_kernels import online_batch

@@ -11,7 +11,8 @@ Families of j-chunk sets are bitmasks over the ranks of the C(n, j) sets of that
 """
 
 import numpy as np
-from numba import njit, types
+from numba import types
+from .._jit import njit
 from numba.typed import Dict
 
 from .._bits import ctz, popcount

@@ -6,7 +6,7 @@ kernel (:mod:`.blocked`) computes the same table faster; :func:`dp_plain` is its
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._bits import ctz
 

@@ -38,6 +38,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify": ("verify", "verify", "Verify OPT_free/OPT_glob by independent methods, recheck witnesses and claims."),
     "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),
     "hardness": ("verify", "hardness", "Graph -> k=2 instance: check cost = tau(G) + |E| by vertex-cover solvers."),
+    "blend": ("blend", "blend", "Exact OPT_blend: prefix hits, blends of cached chunk copies, full recomputes."),
 }
 
 
@@ -108,14 +109,20 @@ class _Terminated:
         self.previous = None
 
     def __enter__(self):
+        self.previous = None
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:  # started with it ignored: keep it so
+            return self
         try:
             self.previous = signal.signal(signal.SIGTERM, self._handle)
         except ValueError:  # not the main thread (e.g. called from a test runner thread)
-            self.previous = None
+            pass
         return self
 
     def _handle(self, signum, frame):
+        from .._signals import note_signal
+
         self.seen = _SIGNAL["terminated"] = True
+        note_signal(signum)
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):
@@ -131,26 +138,26 @@ def main(argv=None) -> int:
     or written, binary data) is exit code 2; Ctrl-C 130; SIGTERM 143; stdout's reader closing
     the pipe (``| head``) 0, quietly (docs/cli.md).
     """
-    from ..instance import InstanceError
+    from .._signals import noting_sigint
 
-    if not (sys.argv[1:] if argv is None else list(argv)):
-        # bare `mptsearch`: the usual multi-line help (usage, commands) on stderr, since no
-        # command is a usage error, exit 2 (docs/cli.md); not click's one-line "error:" of it
-        click.echo(cli.make_context("mptsearch", [], resilient_parsing=True).get_help(), err=True)
-        return BAD_INPUT
     term = _Terminated()
     _SIGNAL["terminated"] = False
-    with term:
-        try:
+    with noting_sigint(), term:
+        try:  # everything inside, imports included: a Ctrl-C at any moment is one line
+            if not (sys.argv[1:] if argv is None else list(argv)):
+                # bare `mptsearch`: the usual multi-line help (usage, commands) on stderr, since no
+                # command is a usage error, exit 2 (docs/cli.md); not click's one-line "error:" of it
+                click.echo(cli.make_context("mptsearch", [], resilient_parsing=True).get_help(), err=True)
+                return BAD_INPUT
             rv = cli.main(args=argv, prog_name="mptsearch", standalone_mode=False)
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            click.echo("mptsearch: terminated" if term.seen else "mptsearch: interrupted", err=True)
+            return TERMINATED if term.seen else INTERRUPTED
         except click.exceptions.Exit as exc:
             return exc.exit_code
         except click.ClickException as exc:
             _error(exc.format_message())
             return exc.exit_code
-        except InstanceError as exc:
-            _error(str(exc))
-            return BAD_INPUT
         except UnicodeDecodeError:
             _error("the input is not UTF-8 text (a binary file?)")
             return BAD_INPUT
@@ -161,9 +168,13 @@ def main(argv=None) -> int:
             verb = "write" if exc.errno in _WRITE_ERRNOS else "read or write"
             _error(os_error_message(exc, verb=verb))
             return BAD_INPUT
-        except (KeyboardInterrupt, click.exceptions.Abort):
-            click.echo("mptsearch: terminated" if term.seen else "mptsearch: interrupted", err=True)
-            return TERMINATED if term.seen else INTERRUPTED
+        except Exception as exc:
+            from ..instance import InstanceError  # loaded by then: every command reads an instance
+
+            if not isinstance(exc, InstanceError):
+                raise
+            _error(str(exc))
+            return BAD_INPUT
     try:  # what is still buffered: a reader gone now is the same quiet exit
         sys.stdout.flush()
     except BrokenPipeError:

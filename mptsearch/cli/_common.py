@@ -29,14 +29,14 @@ from typing import Any, Callable
 
 import click
 
-from .._atomic import atomic_open
+from .._atomic import atomic_open, output_kind, probe_folder, resolve_output
 from ..exitcodes import BAD_INPUT
 
 __all__ = [
-    "BadInput", "fail", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
+    "BadInput", "fail", "FiniteFloat", "SECONDS", "SEED", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
     "time_limit_option", "check_writable", "writable_path", "emit_json", "to_jsonable",
     "write_text_atomic", "write_json", "open_atomic", "read_input", "os_error_message", "progress_bar", "note",
-    "KERNELS", "SOLVE_KERNELS", "ANNEAL_KERNELS", "ENUMERATE_KERNELS", "LAYOUT_KERNELS",
+    "KERNELS", "SOLVE_KERNELS", "ANNEAL_KERNELS", "ENUMERATE_KERNELS", "SUBTREE_KERNELS", "LAYOUT_KERNELS",
     "kernels_cached", "announce_compile",
 ]
 
@@ -75,15 +75,31 @@ def writable_path(ctx, param, value):
 
 
 def check_writable(path: str | os.PathLike) -> None:
-    """Refuse, with one line, an output path that is a folder or whose folder does not exist,
-    so that a long computation does not end unable to save its result."""
+    """Refuse, with one line, an output path that cannot be written, before any work starts, so
+    that a long computation does not end unable to save its result: a folder, a missing or
+    read-only folder (tried by creating and removing an empty file there), a device or FIFO
+    without write permission, a block device or a socket (see :mod:`mptsearch._atomic`)."""
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
+    kind = output_kind(path)
+    if kind == "folder":
         fail(f"cannot write {path}: it is a folder")
+    if kind == "other":
+        fail(f"cannot write {path}: it is a block device or a socket (mptsearch writes files, "
+             "character devices and FIFOs)")
+    real = resolve_output(path)
+    if kind == "stream":
+        if not os.access(real, os.W_OK):
+            fail(f"cannot write {path}: permission denied")
+        return
+    folder = os.path.dirname(real)
     if not os.path.isdir(folder):
-        why = "a parent of it is not a folder" if os.path.exists(folder) else f"no such folder {os.path.dirname(path) or '.'}"
+        shown = (os.path.dirname(path) or ".") if real == os.path.abspath(path) else folder
+        why = "a parent of it is not a folder" if os.path.exists(folder) else f"no such folder {shown}"
         fail(f"cannot write {path}: {why}")
+    try:
+        probe_folder(real)
+    except OSError as exc:
+        fail(os_error_message(exc, path) + f" (no new file can be made in {folder})")
 
 
 def jobs_option(help: str = "Worker processes  [default: all cores; 0 also means all cores]") -> Callable:
@@ -91,13 +107,44 @@ def jobs_option(help: str = "Worker processes  [default: all cores; 0 also means
     return click.option("-j", "--jobs", type=click.IntRange(0), default=None, metavar="J", help=help)
 
 
+class FiniteFloat(click.ParamType):
+    """A finite number at least ``minimum`` (above it with ``min_open``): click's FloatRange
+    lets NaN through (every comparison with NaN is false) and infinity too, and a time limit
+    of NaN or infinity gave a solver no limit, or a verdict from a broken one (issue 28)."""
+
+    name = "float"
+
+    def __init__(self, minimum: float = 0.0, min_open: bool = False, what: str = "number"):
+        self.minimum, self.min_open, self.what = minimum, min_open, what
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a {self.what}", param, ctx)
+        bound = f"above {self.minimum:g}" if self.min_open else f"at least {self.minimum:g}"
+        if not math.isfinite(number) or number < self.minimum or (self.min_open and number == self.minimum):
+            self.fail(f"{value!r} is not a finite {self.what} {bound}", param, ctx)
+        return number
+
+
+#: the type of every -t/--time-limit: seconds, finite, above 0
+SECONDS = FiniteFloat(0.0, min_open=True, what="number of seconds")
+#: the type of every -s/--seed: numpy's seeds are integers in [0, 2**63)
+SEED = click.IntRange(0, 2**63 - 1)
+
+
 def seed_option(default: int = 0, help: str = "Random seed; the same seed gives the same result whatever --jobs.") -> Callable:
-    return click.option("-s", "--seed", type=int, default=default, show_default=True, metavar="S", help=help)
+    return click.option("-s", "--seed", type=SEED, default=default, show_default=True, metavar="S", help=help)
 
 
 def time_limit_option(default: float | None = None,
-                      help: str = "Wall seconds for the whole command, kernel compilation excluded.") -> Callable:
-    return click.option("-t", "--time-limit", type=click.FloatRange(0, min_open=True), default=default,
+                      help: str = "Wall seconds for the whole command, kernel compilation excluded.",
+                      minimum: float = 0.0) -> Callable:
+    """``-t/--time-limit SECONDS``: a finite number of seconds above ``minimum`` (NaN and
+    infinity refused with exit 2, as every command does)."""
+    kind = SECONDS if minimum == 0.0 else FiniteFloat(minimum, what="number of seconds")
+    return click.option("-t", "--time-limit", type=kind, default=default,
                         metavar="SECONDS", help=help, show_default=default is not None)
 
 
@@ -250,6 +297,8 @@ SOLVE_KERNELS = KERNELS + ("mptsearch._kernels.bounds:max_spanning_tree",)
 ANNEAL_KERNELS = ("mptsearch.search.steps:anneal_steps", "mptsearch.search.steps:init_family") + KERNELS
 ENUMERATE_KERNELS = ("mptsearch.enumerate.generate:_generate", "mptsearch.enumerate.evaluate:_evaluate",
                      "mptsearch._kernels.inherited:inherited_lower_bounds")
+#: enumerate --subtree-bounds also generates level by level (about 20 s to compile on a busy machine)
+SUBTREE_KERNELS = ENUMERATE_KERNELS + ("mptsearch.enumerate.generate:_children_batch",)
 LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
     "duplicate_groups", "lex_order", "sort_rows", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
     f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (

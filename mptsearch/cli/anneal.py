@@ -11,7 +11,7 @@ import click
 
 from ..exitcodes import FAILED, INTERRUPTED, OK, UNDECIDED
 
-from ._common import ANNEAL_KERNELS, LAYOUT_KERNELS, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
+from ._common import ANNEAL_KERNELS, LAYOUT_KERNELS, FiniteFloat, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
     quiet_option, seed_option, time_limit_option, write_json
 
 
@@ -45,6 +45,10 @@ def _range(text: str, what: str) -> tuple[int, int]:
         fail(f"{what} must be a positive integer or a range lo-hi with lo <= hi, got {text!r}")
     return vals[0], vals[1]
 
+
+#: the --heuristic names, as mptsearch.heuristics.registry.searchable() gives them (a test checks;
+#: not imported here, so that --help loads no kernels)
+SEARCHABLE = ("greedy", "agglomerative", "heaviest-first", "class-orders", "best-of")
 
 _SEEN: list[int] = []  # signals seen by the running command (see _signals_seen)
 
@@ -130,13 +134,15 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
 
 
 @click.command("anneal")
-@click.option("--objective", type=click.Choice(["ratio", "shortfall", "cost-ratio", "online"]), default="ratio",
-              show_default=True,
+@click.option("--objective", type=click.Choice(["ratio", "shortfall", "cost-ratio", "online", "blend"]),
+              default="ratio", show_default=True,
               help="ratio = OPT_glob/OPT_free; shortfall = optimal savings / agglomerative savings; "
                    "cost-ratio = --heuristic's cost / OPT_free; online = the online layouter's cost "
-                   "(--window) / OPT_free over arrival orders.")
+                   "(--window) / OPT_free over arrival orders; blend = OPT_free / w(U), what blending "
+                   "cached chunk copies gains over prefix-only layouts (docs/beyond_prefix.md).")
 @click.option("--heuristic", default="greedy", show_default=True, metavar="NAME",
-              help="cost-ratio: greedy, agglomerative, heaviest-first (mptsearch.heuristics.registry).")
+              help="cost-ratio only: " + ", ".join(SEARCHABLE) + " (the heuristics with a compiled twin in "
+                   "mptsearch.heuristics.registry).")
 @click.option("--window", type=click.IntRange(1), default=1, show_default=True,
               help="online: the layouter's window W (arrivals laid out together).")
 @click.option("-k", "--k", "k_text", default=None, metavar="K|LO-HI",
@@ -155,8 +161,8 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
                         "find excluded (docs/cli.md)  [default: 60 without --steps, none with it]")
 @click.option("--restart-steps", type=click.IntRange(1), default=200_000, show_default=True,
               help="Steps per restart (one cooling schedule).")
-@click.option("--t-start", type=click.FloatRange(0, min_open=True), default=0.05, show_default=True)
-@click.option("--t-end", type=click.FloatRange(0, min_open=True), default=0.002, show_default=True)
+@click.option("--t-start", type=FiniteFloat(0, min_open=True), default=0.05, show_default=True)
+@click.option("--t-end", type=FiniteFloat(0, min_open=True), default=0.002, show_default=True)
 @jobs_option("Parallel restarts  [default: all cores; 0 also means all cores]")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786.")
 @click.option("--check", is_flag=True, help="Count instances with agglomerative savings below half the optimum.")
@@ -184,6 +190,10 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
     if _SEEN:
         return _stopped("nothing computed yet, nothing written")
 
+    given = click.get_current_context().get_parameter_source
+    for option, name, wants in (("--heuristic", "heuristic", "cost-ratio"), ("--window", "window", "online")):
+        if objective != wants and given(name) is not click.core.ParameterSource.DEFAULT:
+            fail(f"{option} applies to --objective {wants} only, not {objective}")
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
     weights = _range(w_text or ("1-9" if objective == "shortfall" else "1"), "--weights")
@@ -264,6 +274,13 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
         click.echo("optimal global order: " + " ".join(map(str, cert["glob_order"])))
     elif objective in ("cost-ratio", "online"):
         _echo_ordered(cert)
+    elif objective == "blend":
+        click.echo(f"canonical {cert['canonical']}")
+        click.echo(f"OPT_free {cert['opt_free']}  w(U) {cert['w_U']}  OPT_free / w(U) {cert['fraction']} = "
+                   f"{cert['value']:.4f}")
+        click.echo("OPT_free / OPT_blend (constant model, lambda = 0): "
+                   + ", ".join(f"{v:.4f} at r = {c}" for c, v in cert["blend_ratio_at_c"].items()))
+        click.echo("optimal free layout: " + _seqs(cert["free_layout"]))
     else:
         click.echo(f"weights   {' '.join(f'{lab}:{w}' for lab, w in cert['instance_weights'].items())}")
         click.echo(f"canonical {cert['canonical']}  weights {cert['weights']}")

@@ -15,7 +15,7 @@ import click
 
 from ..exitcodes import INTERRUPTED, OK, TERMINATED, UNDECIDED
 from . import fail
-from ._common import (ENUMERATE_KERNELS, announce_compile, emit_json, jobs_option, out_option,
+from ._common import (ENUMERATE_KERNELS, SUBTREE_KERNELS, announce_compile, check_writable, emit_json, jobs_option, out_option,
                       progress_bar, quiet_option, seed_option, time_limit_option, write_json)
 
 
@@ -108,7 +108,10 @@ def _interruptible(store: str):
         state["code"] = TERMINATED if signum == signal.SIGTERM else INTERRUPTED
         raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
-    old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    # a signal the process was started with ignored (a shell's background job ignores SIGINT)
+    # stays ignored
+    old = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)
+           if signal.getsignal(sig) != signal.SIG_IGN}
     try:
         yield state
     except (Exception, KeyboardInterrupt):
@@ -118,8 +121,20 @@ def _interruptible(store: str):
         for sig, handler in old.items():
             signal.signal(sig, handler)
     if state["code"] is not None:
-        click.echo(f"mptsearch: interrupted; every finished piece is in {store}: run the same "
+        word = "terminated" if state["code"] == TERMINATED else "interrupted"  # as every command says it
+        click.echo(f"mptsearch: {word}; every finished piece is in {store}: run the same "
                    f"command again to resume", err=True)
+
+
+def _check_store(store: str) -> None:
+    """Refuse, before any work, a --store that cannot hold the run: a folder that does not exist
+    (not created: a typo in a path should not grow a tree, as with -o), that takes no new file
+    (read-only), or an existing file that is not SQLite (one line, exit 2; docs/enumerate.md)."""
+    check_writable(store)
+    if os.path.isfile(store) and os.path.getsize(store) > 0:
+        with open(store, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                fail(f"{store} is not an enumeration store (not an SQLite database); use another --store")
 
 
 def _minimal(minimal_hits, cls, hits, prop, threshold, quiet: bool):
@@ -264,11 +279,13 @@ def enumerate_cmd(chunks, k, requests, prop, ratio, shortfall, minimal, store, j
         if prop in ("ratio", "shortfall"):
             name += f"{thr.numerator}_{thr.denominator}"
         store = default_store(f"{name}_{backend}_shard{sh[0]}of{sh[1]}")
+        os.makedirs(os.path.dirname(store), exist_ok=True)  # the per-user cache folder, ours to make
+    _check_store(store)
     jobs = jobs or os.cpu_count() or 1
-    if announce_compile(*ENUMERATE_KERNELS, quiet=quiet):
-        # compile in this process before the clock of --time-limit starts; workers then load
-        # the kernels from numba's on-disk cache
-        compile_kernels()
+    if announce_compile(*(SUBTREE_KERNELS if subtree else ENUMERATE_KERNELS), quiet=quiet):
+        # compile in this process before the clock of --time-limit starts (and outside the
+        # times reported); workers then load the kernels from numba's on-disk cache
+        compile_kernels(subtree=subtree)
     bar = _Progress(cls.describe(), quiet or not progress)
     res = None
     with _interruptible(store) as state:

@@ -55,7 +55,10 @@ def _check_trace(trace: str, max_memory: str | None) -> None:
               help="Memory budget such as 4G (default: what the machine has available).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
-def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet):
+@click.option("--blend", "blend_spec", default=None, metavar="R[,PRICE[,BETA]]",
+              help="Also price each layout in the blend model (docs/beyond_prefix.md): blends of cached "
+                   "chunk copies at recompute fraction R, loss price PRICE, mismatch BETA (defaults 0).")
+def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet, blend_spec):
     """Lay out the prompts of a JSONL retrieval trace (- for stdin) and compare with production order."""
     from ..serving.layout import METHODS, compile_kernels, layout_summary
 
@@ -63,6 +66,7 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
         fail(f"--window must be >= 1, got {window}")
     if pin < 0:
         fail(f"--pin must be >= 0, got {pin}")
+    blend = _blend_params(blend_spec)
     _check_trace(trace, max_memory)  # bad input is refused before a first run compiles
     announce_compile(*LAYOUT_KERNELS, quiet=quiet)
     t0 = time.perf_counter()
@@ -92,8 +96,11 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     finally:
         step.close()
     total = time.perf_counter() - t0
+    priced = _price_blends(tr, s, blend)
     if as_json:
         doc = s.to_json()
+        if priced is not None:
+            doc["blend"] = priced
         doc.update({"out": out, "written": best.method if out else None,
                     "read_seconds": round(t_read, 3), "write_seconds": round(t_write, 3) if out else None,
                     "seconds": round(total, 3),
@@ -101,11 +108,41 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
         click.echo(json.dumps(doc))
         return
     click.echo(s.table())
+    if priced is not None:
+        _blend_table(priced, blend)
     if out:
         click.echo(f"wrote {best.method} orders and serving ranks of {tr.size} requests to {out}")
     click.echo(f"total time {total:.2f} s (read {t_read:.2f} s, every method"
                + ("" if no_bound else f", bound {s.bound_seconds:.2f} s")
                + f"); compiled kernels loaded in {t_load:.2f} s before, not counted")
+
+
+def _blend_params(spec):
+    """--blend R[,PRICE[,BETA]] as BlendParams (None without it); bad values exit 2."""
+    if spec is None:
+        return None
+    from ..blend.trace import parse_blend_spec
+
+    return parse_blend_spec(spec)  # InstanceError -> one line, exit 2
+
+
+def _price_blends(tr, s, blend):
+    """Every produced layout priced in the blend model (greedy rule, arrival order, unbounded cache)."""
+    if blend is None:
+        return None
+    from ..blend.trace import price_rows
+
+    return {m: price_rows(tr.weights, lay.rows(), blend) for m, lay in s.orders.items()}
+
+
+def _blend_table(priced, blend) -> None:
+    click.echo(f"blended (r={blend.r:g} lambda={blend.price:g} beta={blend.beta:g}; greedy rule, arrival order, "
+               "unbounded cache):")
+    click.echo(f"  {'method':<14} {'prefix only':>12} {'blended':>12} {'saved vs no cache':>18} {'loss':>12} "
+               f"{'objective':>12}")
+    for m, d in priced.items():
+        click.echo(f"  {m:<14} {d['prefix_cost']:>12} {d['cost']:>12.10g} {d['saved_pct']:>17.2f}% "
+                   f"{d['loss']:>12.10g} {d['objective']:>12.10g}")
 
 
 def _capacity(text: str, cap1: int):
@@ -116,7 +153,7 @@ def _capacity(text: str, cap1: int):
         if t.endswith("x"):
             return int(round(float(t[:-1]) * cap1))
         return int(t)
-    except ValueError:
+    except (ValueError, OverflowError):  # "infx": a multiple must be finite (plain inf is unbounded)
         fail(f"--capacity must be tokens, a multiple of the largest request like 2x, or inf; got {text!r}")
 
 
@@ -136,7 +173,11 @@ def _capacity(text: str, cap1: int):
               help="lpm serves first-come-first-served when more requests wait (SGLang: 128; 0 = never).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the text.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
-def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcfs_above, as_json, quiet):
+@click.option("--blend", "blend_spec", default=None, metavar="R[,PRICE[,BETA]]",
+              help="Also price the same serving with blends of cached full chunk copies (token level; a chunk "
+                   "whose copies were all evicted is recomputed fully; docs/beyond_prefix.md).")
+def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcfs_above, as_json, quiet,
+             blend_spec):
     """Serve a trace against an LRU prefix cache of a given capacity and report the prefill."""
     import numpy as np
 
@@ -147,6 +188,9 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
         fail(f"--window must be >= 1, got {window}")
     if block_size < 1:
         fail(f"--block-size must be >= 1, got {block_size}")
+    blend = _blend_params(blend_spec)
+    if blend is not None and block_size > 1:
+        fail("--blend prices a token-level cache only: use --block-size 1")
     if lpm_fcfs_above < 0:
         fail(f"--lpm-fcfs-above must be >= 0, got {lpm_fcfs_above}")
     _check_trace(trace, None)
@@ -172,12 +216,14 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
         step.close()
     total = tr.tokens()
     secs = time.perf_counter() - t0
+    bl = _simulate_blend(w, lay.rows(), r, cap, blend)
     if as_json:
         click.echo(json.dumps({"schedule": schedule, "window": window, "block_size": block_size,
                                "capacity": cap, "largest_request": cap1, "prefill": r.prefill,
                                "tokens": total, "unbounded": r.unbounded,
-                               "excess": round(r.excess, 6), "seconds": round(secs, 3)}))
-        return
+                               "excess": round(r.excess, 6), "seconds": round(secs, 3),
+                               **({"blend": bl} if bl is not None else {})}))
+        return 0 if bl is None or bl["match"] else 1
     fallback = (f", FCFS above {lpm_fcfs_above} waiting" if schedule == "lpm" and lpm_fcfs_above else "")
     click.echo(f"schedule {schedule}" + (f" (W={window}{fallback})" if schedule in ("window", "lpm", "dfs-weight") else "")
                + f", capacity {'unbounded' if cap is None else f'{cap} tokens ({cap / cap1:.2f}x the largest request)'}"
@@ -186,6 +232,28 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
     click.echo(f"unbounded-cache cost of this layout {r.unbounded}; excess {100.0 * r.excess:+.2f}%"
                + (" (token level)" if block_size > 1 else ""))
     click.echo(f"time {secs:.2f} s")
+    if bl is not None:
+        p = bl["parameters"]
+        click.echo(f"blended (r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g}): prefill {bl['cost']:.10g} "
+                   f"({100.0 * (1 - bl['cost'] / total):.2f}% saved), loss {bl['loss']:.10g}, "
+                   f"objective {bl['objective']:.10g}")
+        click.echo(f"  {bl['blended']} of {bl['computed']} computed nodes blended; {bl['evicted_copy']} recomputed fully "
+                   f"({bl['evicted_copy_tokens']} tokens) because every copy of their chunk was evicted; "
+                   f"prefix-only replay {bl['prefill']}: {'match' if bl['match'] else 'MISMATCH'}")
+        return 0 if bl["match"] else 1
+
+
+def _simulate_blend(w, seqs, r, cap, blend):
+    """The serving ``r`` replayed with blends (:func:`mptsearch.blend.cache.simulate_blend`), as a dict."""
+    if blend is None:
+        return None
+    from ..blend.cache import simulate_blend
+
+    b = simulate_blend(w, seqs, r.order, cap, blend)
+    return {"parameters": {"r": blend.r, "lambda": blend.price, "beta": blend.beta},
+            "cost": round(b.cost, 3), "loss": round(b.loss, 3), "objective": round(b.cost + blend.price * b.loss, 3),
+            "computed": b.computed, "blended": b.blended, "no_copy": b.no_copy, "evicted_copy": b.evicted_copy,
+            "evicted_copy_tokens": b.evicted_copy_tokens, "prefill": b.prefill, "match": b.prefill == r.prefill}
 
 
 @click.command("trace")

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..instance import Instance, InstanceError
+from ._cpsat import cpsat_solve, cpsat_solver
 
 __all__ = ["GlobModel", "GlobCpsatResult", "build_glob_model", "solve_glob_cpsat"]
 
@@ -164,14 +165,9 @@ def solve_glob_cpsat(inst: Instance, *, time_limit: float = 10.0, workers: int =
     from ortools.sat.python import cp_model
 
     gm = model if model is not None else build_glob_model(inst, hint_order=hint_order)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(workers)
-    solver.parameters.random_seed = int(seed)
-    for key, val in params.items():
-        setattr(solver.parameters, key, val)
+    solver = cpsat_solver(time_limit, workers, seed, **params)
     t0 = time.perf_counter()
-    status = solver.Solve(gm.model)
+    status = cpsat_solve(solver, gm.model)
     secs = time.perf_counter() - t0
     name = solver.StatusName(status)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

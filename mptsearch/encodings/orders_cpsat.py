@@ -23,6 +23,7 @@ import itertools
 from dataclasses import dataclass
 
 from ..instance import Instance, InstanceError
+from ._cpsat import cpsat_solve, cpsat_solver
 
 __all__ = ["OrdersModel", "OrdersCpsatResult", "build_orders_model", "solve_orders_cpsat",
            "cover_number_cpsat", "MAX_ORDERS"]
@@ -51,16 +52,6 @@ class OrdersCpsatResult:
     covers: dict
 
 
-def _solver(time_limit, workers, seed):
-    from ortools.sat.python import cp_model
-
-    s = cp_model.CpSolver()
-    s.parameters.max_time_in_seconds = float(time_limit)
-    s.parameters.num_workers = int(workers)
-    s.parameters.random_seed = int(seed)
-    return s
-
-
 def cover_number_cpsat(requests, j: int, *, time_limit: float = 60.0, workers: int = 1,
                        seed: int = 0) -> int:
     """The least number of j-chunk sets such that every request with >= j chunks contains
@@ -76,8 +67,8 @@ def cover_number_cpsat(requests, j: int, *, time_limit: float = 60.0, workers: i
     for r in big:
         model.AddBoolOr([pick[frozenset(c)] for c in itertools.combinations(sorted(r), j)])
     model.Minimize(sum(pick.values()))
-    s = _solver(time_limit, workers, seed)
-    if s.Solve(model) != cp_model.OPTIMAL:
+    s = cpsat_solver(time_limit, workers, seed)
+    if cpsat_solve(s, model) != cp_model.OPTIMAL:
         raise InstanceError(f"set cover at level {j} not proved optimal in {time_limit} s")
     return int(round(s.ObjectiveValue()))
 
@@ -132,8 +123,8 @@ def solve_orders_cpsat(inst: Instance, *, time_limit: float = 60.0, workers: int
     covers = {j: cover_number_cpsat(reqs, j, time_limit=time_limit, workers=workers, seed=seed)
               for j in range(1, k + 1)}
     om = build_orders_model(inst, covers)
-    s = _solver(time_limit, workers, seed)
-    st = s.Solve(om.model)
+    s = cpsat_solver(time_limit, workers, seed)
+    st = cpsat_solve(s, om.model)
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise InstanceError(f"the order model found no layout in {time_limit} s")
     layout = [next(perm for perm, x in opts if s.Value(x)) for opts in om.order]

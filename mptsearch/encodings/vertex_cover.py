@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 
 from ..instance import Instance, InstanceError
+from ._cpsat import cpsat_solve, cpsat_solver
 
 __all__ = ["K2Model", "K2Result", "check_k2", "build_k2_cpsat", "build_k2_maxsat", "solve_k2_cpsat",
            "solve_k2_maxsat", "k2_layout", "vertex_cover_cpsat", "vertex_cover_maxsat", "VertexCover"]
@@ -141,17 +142,11 @@ def solve_k2_cpsat(inst: Instance, *, time_limit: float = 30.0, workers: int = 1
     from ortools.sat.python import cp_model
 
     km = model if model is not None else build_k2_cpsat(inst)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(workers)
-    solver.parameters.random_seed = int(seed)
     # Core-based search proves the vertex-cover lower bound in well under a second at 200
     # vertices where the default single-worker search cannot within minutes (unit weights).
-    solver.parameters.optimize_with_core = True
-    for key, val in params.items():
-        setattr(solver.parameters, key, val)
+    solver = cpsat_solver(time_limit, workers, seed, **{"optimize_with_core": True, **params})
     t0 = time.perf_counter()
-    status = solver.Solve(km.model)
+    status = cpsat_solve(solver, km.model)
     secs = time.perf_counter() - t0
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return K2Result(None, None, False, solver.StatusName(status), secs)
@@ -215,13 +210,9 @@ def vertex_cover_cpsat(edges, *, time_limit: float = 30.0, workers: int = 1, see
     for u, v in edges:
         model.AddBoolOr([x[u], x[v]])
     model.Minimize(sum(x.values()))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(workers)
-    solver.parameters.random_seed = int(seed)
-    solver.parameters.optimize_with_core = True  # see solve_k2_cpsat
+    solver = cpsat_solver(time_limit, workers, seed, optimize_with_core=True)  # see solve_k2_cpsat
     t0 = time.perf_counter()
-    status = solver.Solve(model)
+    status = cpsat_solve(solver, model)
     secs = time.perf_counter() - t0
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return VertexCover(None, None, False, secs)

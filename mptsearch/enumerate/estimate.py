@@ -54,7 +54,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .evaluate import EXACT_M_LIMIT, evaluate_batch
 from .generate import EnumClass, _is_canonical, _tables, count_class

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._kernels.bounds import free_bounds
 from .._kernels.free import free_savings

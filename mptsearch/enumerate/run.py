@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from .evaluate import EXACT_M_LIMIT
-from .generate import EnumClass, generate_piece, split_pieces
+from .generate import EnumClass, children_of, generate_piece, split_pieces
 from .hit import Hit, compact_masks
 from .prune import DEFAULT_ANCESTORS, evaluate_tree
 from .store import Store, totals
@@ -131,13 +131,20 @@ def piece_job(cls: EnumClass, p: int, prefix, piece: int, prop: str, threshold: 
     return piece, time.perf_counter() - t0, summary, hits
 
 
-def compile_kernels() -> None:
+def compile_kernels(subtree: bool = False) -> None:
     """Compile (or load from numba's on-disk cache) the kernels an enumeration calls, on a
-    class small enough that the work itself takes milliseconds."""
+    class small enough that the work itself takes milliseconds; with ``subtree``, those of
+    the level-by-level generation of ``--subtree-bounds`` too."""
     cls = EnumClass(3, 1, 3, 0, 7)
     p, _, split, _ = plan(cls)
     for ancestors in (0, DEFAULT_ANCESTORS):
         piece_job(cls, p, split, 0, "gap", Fraction(1), ancestors=ancestors)
+    if subtree:
+        from .subtree import evaluate_subtree
+
+        small = EnumClass(5, 2, 2, 3, 4)
+        roots, _ = children_of(small, np.zeros((1, 0), dtype=np.int64))
+        evaluate_subtree(small, roots[0], {})
 
 
 def _property_mask(res, prop: str, threshold: Fraction) -> np.ndarray:

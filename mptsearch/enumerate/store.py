@@ -101,13 +101,19 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.journal_mode = choose_journal_mode(self.path, journal_mode)
         self.conn = sqlite3.connect(str(self.path), timeout=60)
-        self.conn.execute(f"PRAGMA journal_mode={self.journal_mode.upper()}")
-        # WAL with synchronous=NORMAL survives a killed process (a power cut may lose the
-        # last pieces, never consistency: they are redone); the rollback journal needs FULL
-        self.conn.execute(f"PRAGMA synchronous={'NORMAL' if self.journal_mode == 'wal' else 'FULL'}")
-        self.conn.executescript(_SCHEMA)
+        try:
+            self.conn.execute(f"PRAGMA journal_mode={self.journal_mode.upper()}")
+            # WAL with synchronous=NORMAL survives a killed process (a power cut may lose the
+            # last pieces, never consistency: they are redone); the rollback journal needs FULL
+            self.conn.execute(f"PRAGMA synchronous={'NORMAL' if self.journal_mode == 'wal' else 'FULL'}")
+            self.conn.executescript(_SCHEMA)
+            have = dict(self.conn.execute("SELECT k, v FROM meta"))
+        except sqlite3.DatabaseError as exc:  # another file (not SQLite), or a folder it cannot write in
+            self.conn.close()
+            what = ("is not an enumeration store (not an SQLite database)" if "not a database" in str(exc)
+                    else f"cannot be used as a store ({exc})")
+            raise StoreError(f"{self.path} {what}; use another --store") from None
         want = {"run": json.dumps(run_meta, sort_keys=True), "shard": f"{shard[0]}/{shard[1]}"}
-        have = dict(self.conn.execute("SELECT k, v FROM meta"))
         if have:
             for k, v in want.items():
                 if have.get(k) != v:
@@ -267,15 +273,16 @@ def merge_stores(paths: list[str | Path], out: str | Path, journal_mode: str = "
     for p in paths:
         meta = _read_meta(p)
         i, N = (int(v) for v in meta["shard"].split("/"))
+        if metas and (meta["run"], N) != metas[0][1:]:  # first: two runs' shard i is not "given twice"
+            raise StoreError(f"{metas[0][0]} and {p} belong to different runs (class, property or "
+                             "shard count differ): merge the shards of one run")
         if i in shards:
             raise StoreError(f"shard {i}/{N} is given twice ({shards[i]} and {p})")
         shards[i] = p
-        metas.append((meta["run"], N))
+        metas.append((p, meta["run"], N))
     if not metas:
         raise StoreError("nothing to merge")
-    if len(set(metas)) > 1:
-        raise StoreError("the stores belong to different runs (class, property or shard count differ)")
-    run, N = metas[0]
+    _, run, N = metas[0]
     missing = sorted(set(range(N)) - set(shards))
     if missing:
         raise StoreError(f"shard(s) {', '.join(f'{i}/{N}' for i in missing)} missing: "

@@ -18,7 +18,7 @@ from functools import partial
 from typing import Callable, NamedTuple
 
 from .. import approximation
-from .._kernels.layouts import AGGLOMERATIVE, BEST_OF, GREEDY, HEAVIEST_FIRST
+from .._kernels.layouts import AGGLOMERATIVE, BEST_OF, CLASS_ORDERS, GREEDY, HEAVIEST_FIRST
 from ..instance import InstanceError
 from .agglomerative import agglomerative
 from .greedy import greedy
@@ -45,7 +45,7 @@ def register(name: str, function: Callable, kernel: int | None = None) -> None:
 register("greedy", greedy, GREEDY)
 register("agglomerative", partial(agglomerative, tie_break="first"), AGGLOMERATIVE)
 # the algorithms with proved factors of docs/approximation.md (interval-dp has no compiled twin)
-_TWINS = {"heaviest-first": HEAVIEST_FIRST, "best-of": BEST_OF}
+_TWINS = {"heaviest-first": HEAVIEST_FIRST, "best-of": BEST_OF, "class-orders": CLASS_ORDERS}
 for _name, _function in approximation.HEURISTICS.items():
     register(_name, _function, _TWINS.get(_name))
 

@@ -14,7 +14,9 @@ integer chunk weights in [w_lo, w_hi]. Objectives:
 - ``cost-ratio`` = trie cost of a registered heuristic's layout / OPT_free
   (:mod:`mptsearch.heuristics.registry`);
 - ``online`` = trie cost of the layout :class:`~mptsearch.serving.online.OnlineLayouter`
-  with window W commits for the requests in arrival order / OPT_free.
+  with window W commits for the requests in arrival order / OPT_free;
+- ``blend`` = OPT_free / w(U): families where blending cached chunk copies gains most over
+  prefix-only layouts (docs/beyond_prefix.md, P2 and P5).
 
 Moves: swap one chunk of a request, replace a request, add or drop a request (when m may
 move), change one chunk's weight (when weights may vary), and for the two ordered objectives
@@ -44,7 +46,7 @@ __all__ = ["default_requests", "AnnealConfig", "Params", "COUNTERS", "RestartSta
            "new_restart", "run_restart", "restart_instance", "restart_seed", "make_workspace"]
 
 # probability of the order-exchange move per objective (0: unordered, trajectories unchanged)
-PERMUTE = {"ratio": 0.0, "shortfall": 0.0, "cost-ratio": 0.1, "online": 0.2}
+PERMUTE = {"ratio": 0.0, "shortfall": 0.0, "cost-ratio": 0.1, "online": 0.2, "blend": 0.0}
 MAX_N = 20   # OPT_glob is O(2^n) per step
 MAX_M = 16   # OPT_free is O(3^m) per step (but see max_requests)
 
@@ -106,7 +108,7 @@ class AnnealConfig:
         Chunks in the universe (labels 0..n-1).
     k, m, weights : (lo, hi)
         Inclusive ranges of request size, number of requests and chunk weight.
-    objective : {"ratio", "shortfall", "cost-ratio", "online"}
+    objective : {"ratio", "shortfall", "cost-ratio", "online", "blend"}
     heuristic : str
         For ``cost-ratio``: a searchable name of :mod:`mptsearch.heuristics.registry`.
     window : int

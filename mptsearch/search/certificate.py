@@ -35,8 +35,9 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
     ----------
     inst : Instance
         The find, in the kernel's request order.
-    objective : {"ratio", "shortfall", "cost-ratio", "online"}
-        The last two go to :mod:`.ordered_certificate`.
+    objective : {"ratio", "shortfall", "cost-ratio", "online", "blend"}
+        cost-ratio and online go to :mod:`.ordered_certificate`, blend to
+        :mod:`mptsearch.blend.certificate`.
     num, den : int
         The kernel's objective as a fraction (OPT_glob/OPT_free, optimal/agglomerative
         savings, heuristic cost/OPT_free or online cost/OPT_free).
@@ -54,6 +55,10 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
     from ..exact.glob import opt_glob
     from ..trie import order_cost, trie_cost
 
+    if objective == "blend":
+        from ..blend.certificate import certify_blend
+
+        return certify_blend(inst, num, den)
     if objective in ("cost-ratio", "online"):
         from .ordered_certificate import certify_cost_ratio, certify_online
 

@@ -2,7 +2,9 @@
 :mod:`mptsearch._kernels`: OPT_glob / OPT_free (``ratio``), optimal / agglomerative savings
 (``shortfall``), a heuristic's trie cost / OPT_free (``cost-ratio``, :mod:`.._kernels.layouts`)
 or the online layouter's cost / OPT_free over the arrival order (``online``,
-:mod:`.._kernels.online_cost`).
+:mod:`.._kernels.online_cost`), or OPT_free / w(U) (``blend``: by Proposition P2 of
+docs/beyond_prefix.md, OPT_free / OPT_blend = 1/(c + (1 - c) w(U)/OPT_free) in the constant blend
+model, increasing in OPT_free / w(U) for every r and lambda).
 
 The certificates (hierarchy, layout, order) are recomputed afterwards with the public solvers
 (:mod:`mptsearch.search.certificate`).
@@ -13,7 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._kernels.agglomerative import agglomerative_savings
 from .._kernels.free import free_savings, free_savings_fastest
@@ -23,10 +25,11 @@ from .._kernels.online_cost import online_cost
 from .._kernels.masks import chunk_sets, mask_weight
 from .._kernels.workspace import workspace
 
-__all__ = ["Evaluation", "evaluate", "objective_value", "OBJECTIVES", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE"]
+__all__ = ["Evaluation", "evaluate", "objective_value", "OBJECTIVES", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE",
+           "BLEND"]
 
-OBJECTIVES = ("ratio", "shortfall", "cost-ratio", "online")  # the annealer's objectives by name
-RATIO, SHORTFALL, COST_RATIO, ONLINE = 0, 1, 2, 3  # their codes in the compiled loop (OBJECTIVES order)
+OBJECTIVES = ("ratio", "shortfall", "cost-ratio", "online", "blend")  # the annealer's objectives by name
+RATIO, SHORTFALL, COST_RATIO, ONLINE, BLEND = 0, 1, 2, 3, 4  # their codes in the compiled loop (OBJECTIVES order)
 
 
 @njit(cache=True, inline="always")
@@ -50,7 +53,8 @@ def objective(req, m, n, weights, objective_code, check, ws, heuristic=0, window
     """(num, den, violation) of the family req[:m]: ``ratio`` OPT_glob / OPT_free,
     ``shortfall`` optimal / agglomerative savings (1/1 when both are 0), ``cost-ratio`` the
     trie cost of heuristic ``heuristic``'s layout / OPT_free, ``online`` the online layouter's
-    cost with window ``window`` on the arrivals req[0..m-1] / OPT_free; ``violation`` is 1
+    cost with window ``window`` on the arrivals req[0..m-1] / OPT_free, ``blend`` OPT_free / w(U);
+    ``violation`` is 1
     when ``check`` and the agglomerative savings fall below half the optimum (Theorem 6
     says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3 k) for the others (OPT_free by
     the prefix-set search instead of the O(3^m) DP where that is faster: unit weights on <= 7
@@ -68,6 +72,11 @@ def objective(req, m, n, weights, objective_code, check, ws, heuristic=0, window
         return heuristic_cost(heuristic, req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
     if objective_code == ONLINE:
         return online_cost(req, m, n, weights, window), family_total(req, m, weights) - sav, viol
+    if objective_code == BLEND:
+        union = np.uint64(0)
+        for i in range(m):
+            union |= req[i]
+        return family_total(req, m, weights) - sav, mask_weight(union, weights), viol
     if agg == 0 and sav == 0:
         return np.int64(1), np.int64(1), viol
     return sav, agg, viol
@@ -121,7 +130,7 @@ def objective_value(inst, objective_name: str, *, heuristic: str = "greedy", win
     ----------
     inst : Instance
         At most 20 requests and 24 chunks.
-    objective_name : {"ratio", "shortfall", "cost-ratio", "online"}
+    objective_name : {"ratio", "shortfall", "cost-ratio", "online", "blend"}
     heuristic : str
         A searchable name of :mod:`mptsearch.heuristics.registry` (``cost-ratio``).
     window : int

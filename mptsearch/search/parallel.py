@@ -12,14 +12,13 @@ restarts by exact objective (a fraction), ties to the lowest restart index.
 from __future__ import annotations
 
 import math
-import os
-import signal
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
 
+from .._signals import local_workers_shielded, stop_local_workers, worker_ignores_signals
 from .anneal import AnnealConfig, RestartState, new_restart, restart_instance, run_restart
 
 __all__ = ["AnnealRun", "anneal"]
@@ -58,57 +57,6 @@ class AnnealRun:
 
 def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int) -> RestartState:
     return run_restart(config, state, nsteps)
-
-
-def _worker_ignores_signals() -> None:
-    """Local workers leave SIGINT and SIGTERM to the driver: Ctrl-C reaches the whole process
-    group, and a worker dying of it would lose its round and print a traceback. The driver
-    stops them (joblib kills its workers when a call is interrupted)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-
-# The initializer above runs only once a worker has imported joblib and numpy: a Ctrl-C during
-# those first seconds (common on a loaded machine) would still print the worker's traceback.
-# So while the driver runs local workers, loky starts each one with SIGINT and SIGTERM blocked:
-# the spawning thread blocks them for the duration of the spawn call, the child inherits that
-# mask through exec (Python does not unblock them), and the driver unblocks them as soon as the
-# call returns, so a signal that lands meanwhile is delivered to the driver then, not lost.
-_SHIELDED = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextmanager
-def _workers_start_with_signals_blocked():
-    try:
-        from joblib.externals.loky.backend import fork_exec as loky_spawn
-    except ImportError:  # another joblib layout: the initializer alone protects the workers
-        yield
-        return
-    original = loky_spawn.fork_exec
-
-    def spawn(*args, **kwargs):
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, _SHIELDED)
-        try:
-            return original(*args, **kwargs)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-    loky_spawn.fork_exec = spawn
-    # loky's resource tracker (a process of its own, started with the executor) warns on
-    # stderr about the semaphores an interrupted driver leaves, after it has cleaned them up:
-    # an interrupt must leave one line there (docs/cli.md), so the tracker starts with that
-    # warning ignored (it reads PYTHONWARNINGS from the environment it inherits)
-    quiet = "ignore::UserWarning:joblib.externals.loky.backend.resource_tracker"
-    before_env = os.environ.get("PYTHONWARNINGS")
-    os.environ["PYTHONWARNINGS"] = f"{before_env},{quiet}" if before_env else quiet
-    try:
-        yield
-    finally:
-        loky_spawn.fork_exec = original
-        if before_env is None:
-            os.environ.pop("PYTHONWARNINGS", None)
-        else:
-            os.environ["PYTHONWARNINGS"] = before_env
 
 
 def _better(a: RestartState, b: RestartState | None) -> bool:
@@ -187,10 +135,13 @@ class _Rounds:
 def _next_piece(piece: int, dt: float, piece_seconds: float, left: float | None) -> int:
     """Steps per restart in the next round, so that a round takes about piece_seconds (and
     fits the time left)."""
-    piece = int(min(max(piece * piece_seconds / max(dt, 1e-3), 200), piece * 4, 10**7))
+    rate = piece / max(dt, 1e-3)  # steps per second of one restart in the last round
+    nxt = int(min(max(rate * piece_seconds, 200), piece * 4, 10**7))
     if left is not None:
-        piece = max(200, min(piece, int(piece * left / max(dt, 1e-3))))
-    return piece
+        # what fits in the time left at that rate, down to one step: a floor of 200 steps (a
+        # second or more at m = 16) made -t 60 stop at 63 s (issue 28)
+        nxt = max(1, min(nxt, int(rate * left)))
+    return nxt
 
 
 def _connect(scheduler: str | None, jobs: int | None):
@@ -216,6 +167,11 @@ def _loop(rounds: _Rounds, par, local: bool, time_limit: float | None, piece_sec
 
     piece = 2000  # steps per restart per round, adapted to piece_seconds
     rounds.refill()
+    if progress is not None:
+        # once before the first round too: a Ctrl-C that landed while the restarts were set up
+        # (numba loading a kernel can swallow its KeyboardInterrupt; the CLI's progress raises
+        # it again) is seen now, not after a first round that takes seconds on a busy machine
+        progress(rounds.summarise())
     while rounds.active:
         if time_limit is not None and time.perf_counter() - rounds.start >= time_limit:
             rounds.run.stopped = "time limit"
@@ -280,9 +236,9 @@ def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
         # Not joblib's managed ``with Parallel(...)``: on Ctrl-C it would kill the local workers
         # and start fresh ones, which the interpreter then waits for at exit (10-19 s, issue
         # 21). A plain Parallel called once per round kills them and starts none.
-        kw = {} if client is not None else {"initializer": _worker_ignores_signals}
+        kw = {} if client is not None else {"initializer": worker_ignores_signals}
         par = joblib.Parallel(n_jobs=jobs if client is None else -1, prefer=None, **kw)
-        with _workers_start_with_signals_blocked() if client is None else nullcontext():
+        with local_workers_shielded() if client is None else nullcontext():
             _loop(rounds, par, jobs == 1 and client is None, time_limit, piece_seconds, progress)
     except KeyboardInterrupt:
         rounds.run.stopped = "interrupted"
@@ -291,4 +247,7 @@ def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
             backend.__exit__(None, None, None)
         if client is not None:
             client.close()
+        elif jobs != 1:
+            stop_local_workers()
     return rounds.summarise()
+

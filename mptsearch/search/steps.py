@@ -7,7 +7,7 @@ array, written in place), the buffers a :class:`~mptsearch._kernels.workspace.Wo
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._bits import popcount
 from .objective import objective

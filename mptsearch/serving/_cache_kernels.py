@@ -12,7 +12,7 @@ the LRU rule (oldest first, deepest first on ties) evicts them deepest first, as
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ._greedy_kernels import _pop, _push
 from ._sparse_kernels import common_prefix

@@ -5,7 +5,7 @@ hierarchy it builds, and the balanced completion of a forest (arrays and scalars
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ._sparse_kernels import _coldest_first, _inter_weight
 

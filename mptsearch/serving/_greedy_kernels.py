@@ -7,7 +7,7 @@ of each chunk in the tie order (heavier first, then smaller id), ``by_rank`` its
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(cache=True, inline="always")

@@ -4,7 +4,7 @@ open-addressing child table, the deepest-usable-prefix search and one batch's la
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ._chain_kernels import balanced_children, hierarchy_layout, nn_chain
 

@@ -8,7 +8,7 @@ Nothing here allocates anything of size m x m.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 # ---------------------------------------------------------------------------------------------
 # lexicographic order of sequences (a prefix before its extensions): the DFS order of a trie

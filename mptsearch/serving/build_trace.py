@@ -11,6 +11,11 @@ article summary, labelled by its title, weighted by its token count under the Qw
 This is **not** the paper's BEIR corpora (NFCorpus, etc.): it is a stand-in built from what the
 package registry ships. Hits with a BM25 score of 0 are dropped (they would be arbitrary ties
 and would manufacture sharing), so a few requests have fewer than k chunks.
+
+Request ids are FanOutQA's question ids, made unique by :func:`unique_ids`: some questions occur
+more than once (a sub-question shared by several dev questions), and each occurrence stays a
+request of its own (a server would see it again), the first keeping the id and the n-th getting
+``<id>#<n>``.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ import importlib.util
 import json
 import os
 import time
+from typing import Sequence
 
 from .._atomic import atomic_open
 
-__all__ = ["build_trace", "TOKENIZER_MODEL", "PACKAGES", "package_versions", "info_path"]
+__all__ = ["build_trace", "TOKENIZER_MODEL", "PACKAGES", "package_versions", "info_path", "unique_ids"]
 
 #: the packages whose versions fix the trace: corpus, queries, retrieval, tokenizer (and numpy,
 #: which BM25 scores are computed with)
@@ -83,6 +89,52 @@ def package_versions() -> dict:
     return out
 
 
+def unique_ids(ids: Sequence[str]) -> list[str]:
+    """Request ids made unique, keeping every request: the n-th occurrence of an id becomes ``<id>#<n>``.
+
+    The first occurrence keeps its id, so a trace without repeats is unchanged. Trace readers
+    refuse a repeated id (a layout is written back keyed by id), but a question asked twice is
+    two requests for a server, so none is dropped or merged.
+
+    Parameters
+    ----------
+    ids : sequence of str
+        The ids in trace (arrival) order.
+
+    Returns
+    -------
+    list of str
+        The same length and order; all distinct.
+
+    Raises
+    ------
+    ValueError
+        If a new id ``<id>#<n>`` is already one of ``ids`` (then no suffix rule is safe).
+
+    Notes
+    -----
+    O(len(ids)) expected time (two hash sets).
+
+    Examples
+    --------
+    >>> unique_ids(["a", "b", "a", "a"])
+    ['a', 'b', 'a#2', 'a#3']
+    """
+    given = set(ids)
+    seen: dict[str, int] = {}
+    out = []
+    for rid in ids:
+        n = seen[rid] = seen.get(rid, 0) + 1
+        if n == 1:
+            out.append(rid)
+            continue
+        new = f"{rid}#{n}"
+        if new in given:
+            raise ValueError(f"request id {rid!r} repeats, and {new!r} is already an id of the trace")
+        out.append(new)
+    return out
+
+
 def _sha256(path: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -109,7 +161,9 @@ def build_trace(out: str, k: int = 10) -> dict:
 
     Writes ``out`` and ``out.info.json`` atomically (temporary names, then rename). Returns the
     info: sizes, the versions of :data:`PACKAGES`, sha256 of the input data files and of the
-    trace. Deterministic: no randomness; the same package versions give the same bytes.
+    trace, and ``renamed_repeats``, the number of lines whose repeated question id was made
+    unique by :func:`unique_ids`. Deterministic: no randomness; the same package versions give
+    the same bytes.
     """
     import bm25s
     import numpy as np
@@ -125,21 +179,25 @@ def build_trace(out: str, k: int = 10) -> dict:
                                       k=k, show_progress=False)
     tok = get_tokenizer(TOKENIZER_MODEL)
     ntok: dict[int, int] = {}
-    short = empty = tokens = 0
+    short = tokens = 0
+    rows = []  # (question id, kept hits) of every request, in query order
+    for (qid, _), d, s in zip(queries, np.asarray(docs), np.asarray(scores)):
+        keep = [int(j) for j, v in zip(d, s) if v > 0]
+        if keep:
+            rows.append((qid, keep))
+    empty = len(queries) - len(rows)
+    ids = unique_ids([qid for qid, _ in rows])
     with atomic_open(out) as fh:
-        for (qid, _), d, s in zip(queries, np.asarray(docs), np.asarray(scores)):
-            keep = [int(j) for j, v in zip(d, s) if v > 0]
-            if not keep:
-                empty += 1
-                continue
+        for rid, (_, keep) in zip(ids, rows):
             short += len(keep) < k
             for j in keep:
                 if j not in ntok:
                     ntok[j] = max(1, len(tok.encode(texts[j])))
                 tokens += ntok[j]
-            fh.write(json.dumps({"id": qid, "chunks": [titles[j] for j in keep],
+            fh.write(json.dumps({"id": rid, "chunks": [titles[j] for j in keep],
                                  "tokens": [ntok[j] for j in keep]}, ensure_ascii=False) + "\n")
-    info = {"queries": len(queries), "requests": len(queries) - empty, "dropped_no_hit": empty,
+    info = {"queries": len(queries), "requests": len(rows), "dropped_no_hit": empty,
+            "renamed_repeats": sum(a != qid for a, (qid, _) in zip(ids, rows)),
             "short_requests": short, "distinct_chunks": len(ntok), "tokens": tokens,
             "corpus": len(texts), "k": k, "tokenizer": TOKENIZER_MODEL,
             "packages": package_versions(), "inputs_sha256": _inputs(), "trace_sha256": _sha256(out),

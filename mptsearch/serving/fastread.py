@@ -20,7 +20,7 @@ from collections import defaultdict
 from itertools import chain
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 __all__ = ["read_fast", "BATCH_BYTES"]
 

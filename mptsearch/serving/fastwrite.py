@@ -18,7 +18,7 @@ import json
 from json.encoder import encode_basestring
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 __all__ = ["write_layout", "encode_all", "BATCH_LINES"]
 

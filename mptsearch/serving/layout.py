@@ -141,8 +141,10 @@ def _free_orders(tr: SparseTrace, method: str) -> tuple[Layout, str]:
         return _by_rank(tr, rank), ""
     if method == "global":
         order, exact, ncomp = global_order(tr)
-        rank = np.empty(tr.n, dtype=np.int64)
-        rank[np.asarray(order, dtype=np.int64)] = np.arange(tr.n)
+        # the order names the chunks of the requests; under pinning the free trace keeps the
+        # parent's chunk ids, some of which are only ever pinned (in no free part): last, unused
+        rank = np.full(tr.n, tr.n, dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
         return _by_rank(tr, rank), f"exact OPT_glob on {exact} of {ncomp} components"
     if method == "agglomerative":
         from .sparse_agglomerative import sparse_agglomerative

@@ -31,7 +31,10 @@ from ..instance import InstanceError
 from .trace import check_unique_ids
 
 __all__ = ["SparseTrace", "Layout", "parse_sparse", "read_sparse", "sparse_from_lists", "lex_rank",
-           "orders_cost", "mst_bound", "MSTBound"]
+           "orders_cost", "mst_bound", "MSTBound", "MAX_CHUNK_TOKENS"]
+
+#: the most tokens one chunk may have: sums over up to 2^31 distinct chunks stay within int64
+MAX_CHUNK_TOKENS = 2**32
 
 
 @dataclass(frozen=True, eq=False)
@@ -234,8 +237,11 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
             raise _bad(where, lineno, "chunk labels mix integers and strings across the trace")
         if len(set(cs)) != len(cs):
             raise _bad(where, lineno, "a chunk appears twice in one request")
-        if {type(t) for t in ts} != {int} or min(ts) <= 0:
-            t, c = next((t, c) for t, c in zip(ts, cs) if type(t) is not int or t <= 0)
+        if {type(t) for t in ts} != {int} or min(ts) <= 0 or max(ts) > MAX_CHUNK_TOKENS:
+            t, c = next((t, c) for t, c in zip(ts, cs) if type(t) is not int or not 0 < t <= MAX_CHUNK_TOKENS)
+            if type(t) is int and t > MAX_CHUNK_TOKENS:
+                raise _bad(where, lineno, f"token count {t} of chunk {c!r} is more than {MAX_CHUNK_TOKENS:,} "
+                                          "(2^32), the most one chunk may have")
             raise _bad(where, lineno, f"token count {t!r} of chunk {c!r} is not a positive integer")
         flat.extend(map(intern, cs))
         toks.extend(ts)

@@ -15,11 +15,13 @@ import math
 import os
 import time
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._atomic import atomic_open
+from .._signals import local_workers_shielded, stop_local_workers, worker_ignores_signals
 from ..families import random_instance
 from ..instance import Instance
 from .verify import verify
@@ -142,30 +144,37 @@ def crosscheck(trials: int, seed: int = 0, *, m_max: int = 8, n_max: int = 9, ti
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=len(todo), unit="trial")
-    with Parallel(n_jobs=jobs) as par:
-        for start in range(0, len(todo), batch):
-            chunk = todo[start:start + batch]
-            if jobs == 1:
-                recs = [run_trial(seed, t, **kw) for t in chunk]
-            else:
-                recs = par(delayed(run_trial)(seed, t, **kw) for t in chunk)
-            for rec in recs:
-                rec["seed"] = seed
-                done[rec["trial"]] = rec
-                if not rec["ok"] and out_dir:
-                    ddir = os.path.join(out_dir, "disagreements")
-                    os.makedirs(ddir, exist_ok=True)
-                    cert = rec["certificate"]
-                    with atomic_open(os.path.join(ddir, f"trial_{seed}_{rec['trial']}.json")) as fh:
-                        json.dump({**cert["instance"], "note": "; ".join(rec["problems"])}, fh, indent=1)
-                    with atomic_open(os.path.join(ddir, f"trial_{seed}_{rec['trial']}.certificate.json")) as fh:
-                        json.dump(cert, fh, indent=1)
-            if log:
-                with open(log, "a", encoding="utf-8") as fh:
-                    for rec in recs:
-                        fh.write(json.dumps({k: v for k, v in rec.items() if k != "certificate"}) + "\n")
-            if bar is not None:
-                bar.update(len(chunk))
+    # local workers start shielded from the terminal's Ctrl-C (the driver takes it and saves
+    # the log; a worker's traceback would be noise), and end with the campaign
+    shield = local_workers_shielded() if jobs != 1 else nullcontext()
+    try:
+        with shield, Parallel(n_jobs=jobs, initializer=worker_ignores_signals if jobs != 1 else None) as par:
+            for start in range(0, len(todo), batch):
+                chunk = todo[start:start + batch]
+                if jobs == 1:
+                    recs = [run_trial(seed, t, **kw) for t in chunk]
+                else:
+                    recs = par(delayed(run_trial)(seed, t, **kw) for t in chunk)
+                for rec in recs:
+                    rec["seed"] = seed
+                    done[rec["trial"]] = rec
+                    if not rec["ok"] and out_dir:
+                        ddir = os.path.join(out_dir, "disagreements")
+                        os.makedirs(ddir, exist_ok=True)
+                        cert = rec["certificate"]
+                        with atomic_open(os.path.join(ddir, f"trial_{seed}_{rec['trial']}.json")) as fh:
+                            json.dump({**cert["instance"], "note": "; ".join(rec["problems"])}, fh, indent=1)
+                        with atomic_open(os.path.join(ddir, f"trial_{seed}_{rec['trial']}.certificate.json")) as fh:
+                            json.dump(cert, fh, indent=1)
+                if log:
+                    with open(log, "a", encoding="utf-8") as fh:
+                        for rec in recs:
+                            fh.write(json.dumps({k: v for k, v in rec.items() if k != "certificate"}) + "\n")
+                if bar is not None:
+                    bar.update(len(chunk))
+    finally:
+        if jobs != 1:
+            stop_local_workers()
     if bar is not None:
         bar.close()
     wall = time.perf_counter() - t0

@@ -130,22 +130,37 @@ def _run_checker_until(name, fn, nvars, clauses, proof_lines, deadline) -> tuple
     return box[0]
 
 
+#: conflicts of the first limited SAT call; later calls grow or shrink it to last about 0.1-0.4 s
+_FIRST_BUDGET = 2_000
+
+
 def _solve(clauses, solver_name, deadline):
+    """One SAT call that honours ``deadline`` and Ctrl-C: a run of conflict-limited calls on
+    one incremental solver (learnt clauses and the proof trace carry over from call to call),
+    since CaDiCaL has no ``interrupt()`` in PySAT ("Limited solve is currently unsupported");
+    the calls run in a helper thread (:func:`mptsearch._signals.run_interruptibly`), a
+    signal stops them after the current call. Returns (satisfiable, model or proof)."""
     from pysat.solvers import Solver
 
+    from .._signals import run_interruptibly
+
+    stop = threading.Event()
     with Solver(name=solver_name, bootstrap_with=clauses, with_proof=True) as s:
-        timer = None
-        if deadline is not None:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise SatBudgetExceeded("time limit reached")
-            timer = threading.Timer(left, s.interrupt)
-            timer.start()
-        try:
-            res = s.solve_limited(expect_interrupt=True)
-        finally:
-            if timer is not None:
-                timer.cancel()
+        def limited_calls():
+            budget = _FIRST_BUDGET
+            while not stop.is_set():
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return None
+                s.conf_budget(budget)
+                t0 = time.perf_counter()
+                res = s.solve_limited()
+                if res is not None:
+                    return res
+                took = time.perf_counter() - t0
+                budget = min(budget * 2, 10_000_000) if took < 0.1 else (max(budget // 2, 100) if took > 0.4 else budget)
+            return None
+
+        res = run_interruptibly(limited_calls, stop.set, name="sat")
         if res is None:
             raise SatBudgetExceeded("time limit reached inside a SAT solve")
         return res, (s.get_model() if res else s.get_proof())

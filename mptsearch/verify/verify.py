@@ -40,6 +40,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping, Sequence
 
+from .._signals import signal_seen
 from ..instance import Instance, InstanceError
 from ..trie import order_cost, trie_cost
 from .satproof import SatBudgetExceeded
@@ -384,6 +385,8 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
             rows.append(row)
             continue
         except Exception as exc:  # a method that breaks is reported, not hidden
+            if signal_seen() is not None:  # a signal's KeyboardInterrupt in disguise: no verdict
+                raise KeyboardInterrupt from exc
             row.seconds = time.perf_counter() - t0
             row.status = "error"
             row.note = f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,102 @@
+"""``mptsearch blend INSTANCE``: OPT_blend of the blend model (docs/beyond_prefix.md)."""
+
+from __future__ import annotations
+
+import click
+
+from ._common import SOLVE_KERNELS, announce_compile, emit_json, json_option, note, out_option, quiet_option, write_json
+
+
+@click.command("blend")
+@click.argument("instance")
+@click.option("--r", "r", type=float, required=True, metavar="R",
+              help="Recompute fraction of a blend, in [0, 1] (a blend costs R times the chunk's tokens).")
+@click.option("--price", type=float, default=0.0, show_default=True, metavar="LAMBDA",
+              help="Price of one unit of loss, in prefill tokens (>= 0).")
+@click.option("--beta", type=float, default=0.0, show_default=True, metavar="BETA",
+              help="Loss per mismatched context chunk (>= 0); 0 is the constant loss model.")
+@click.option("--per-answer", is_flag=True,
+              help="Charge a blended node's loss to every request through it, not once (docs/beyond_prefix.md, "
+                   "section 7; exhaustive solver).")
+@click.option("--trace", "is_trace", is_flag=True,
+              help="INSTANCE is a JSONL retrieval trace: lay it out prefix-only (--method) and price the blends "
+                   "(--rule) instead of solving exactly.")
+@click.option("--method", default="agglomerative", show_default=True,
+              help="--trace: the layout method (production, popularity, global, agglomerative, ...).")
+@click.option("--rule", type=click.Choice(["first", "greedy"]), default="greedy", show_default=True,
+              help="--trace: blend from the first copy of a chunk only, or from its best full copy.")
+@click.option("--max-layouts", type=click.IntRange(1, None), default=200_000, show_default=True,
+              help="Refuse the exhaustive solver (BETA > 0) past this many layouts.")
+@json_option
+@quiet_option
+@out_option("Also write the JSON result to PATH, atomically.")
+def blend(instance, r, price, beta, per_answer, is_trace, method, rule, max_layouts, as_json, quiet, out):
+    """Exact OPT_blend of INSTANCE: prefix hits, blends of cached chunk copies, full recomputes.
+
+    Requests are served in the given order; the objective is prefill cost + LAMBDA * loss.
+    BETA = 0 uses Theorem 1's DP (Proposition P2), BETA > 0 tries every layout. The witness's
+    cost and loss are replayed from the definition (rechecked): exit 0 when they match, 1 when
+    not; a bad R, LAMBDA or BETA is exit 2 (docs/beyond_prefix.md).
+    """
+    from ..blend.exact import blend_summary
+    from ..blend.model import BlendParams
+    from ..instance import parse_instance
+
+    params = BlendParams(r, price, beta, per_answer)  # InstanceError -> one line, exit 2
+    if is_trace:
+        return _trace(instance, params, method, rule, as_json, quiet, out)
+    inst = parse_instance(instance)
+    for msg in inst.notes:
+        note(f"note: {msg}", quiet)
+    announce_compile(*SOLVE_KERNELS, quiet=quiet)
+    res = blend_summary(inst, params, max_layouts=max_layouts)
+    if out is not None:
+        write_json(out, res)
+    if as_json:
+        emit_json(res)
+        return
+    if out is not None:
+        note(f"wrote {out}", quiet)
+    p = res["parameters"]
+    click.echo(f"instance  {res['instance']}")
+    click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g} (c = min(1, r + lambda) = {p['c']:g})"
+               + ("; loss per answer" if p["per_answer"] else ""))
+    click.echo(f"OPT_free (prefix only)   {res['opt_free']}")
+    click.echo(f"OPT_blend                {res['opt_blend']:g}  = cost {res['cost']:g} + lambda * loss {res['loss']:g}")
+    click.echo(f"lower bound (P5)         {res['lower_bound']:g}")
+    click.echo(f"w(U) (each chunk once)   {res['w_U']}")
+    if res["ratio"] is not None:
+        click.echo(f"OPT_free / OPT_blend     {res['ratio']:.4f}")
+    click.echo(f"method: {res['method']}; blended nodes: {res['blended']}; witness trie cost {res['prefix_cost']}")
+    for i, seq in enumerate(res["layout"]):
+        click.echo(f"  R{i}: {' '.join(map(str, seq))}")
+    rc = res["rechecked"]
+    click.echo(f"rechecked: cost {rc['cost']:g}, loss {rc['loss']:g}: {'match' if rc['match'] else 'MISMATCH'}")
+    return 0 if rc["match"] else 1
+
+
+def _trace(path, params, method, rule, as_json, quiet, out):
+    from ..blend.trace import blend_trace
+    from ..serving.layout import compile_kernels
+    from ..serving.sparse import read_sparse
+    from ._common import LAYOUT_KERNELS
+
+    tr = read_sparse(path)
+    announce_compile(*LAYOUT_KERNELS, quiet=quiet)
+    compile_kernels()  # compiled (first run) or loaded from numba's cache
+    res = blend_trace(tr, method, params, rule)
+    if out is not None:
+        write_json(out, res)
+    if as_json:
+        emit_json(res)
+        return 0
+    if out is not None:
+        note(f"wrote {out}", quiet)
+    p = res["parameters"]
+    click.echo(f"{res['lines']} lines, {res['tokens']} tokens without reuse; layout {res['method']}"
+               + (f" ({res['note']})" if res["note"] else "") + f", blend rule {res['rule']}")
+    click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g}" + ("; loss per answer" if p["per_answer"] else ""))
+    click.echo(f"prefix only   prefill {res['prefix_cost']}  saved {res['prefix_saved_pct']:.2f}%")
+    click.echo(f"with blends   prefill {res['cost']:g}  saved {res['saved_pct']:.2f}%  loss {res['loss']:g}  "
+               f"objective {res['objective']:g}")
+    return 0

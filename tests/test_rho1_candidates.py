@@ -1,0 +1,119 @@
+"""docs/theta_k.md, Lemma 6 (rho_1(k) <= (k+1)/2 - (k-1)/(2(k^2-k-1)), so rho_1(3) <= 9/5) and
+Proposition Q: the least-depth candidate order (chunks by their least
+depth in an optimal trie, a fixed order or its reverse within a depth) has ratio -> 2 = (k+1)/2
+at k = 3 on the family Q_q, so it cannot prove rho_1(3) < 2 (while OPT_glob = OPT_free there)."""
+
+from fractions import Fraction
+from itertools import permutations
+
+import pytest
+
+from mptsearch.exact.free import opt_free
+from mptsearch.exact.glob import opt_glob
+from mptsearch.instance import from_lists
+from mptsearch.trie import order_cost, trie_cost
+
+
+def q_family(q: int):
+    """Requests {a_i, b_i, c_j} (i, j < q) and {c_j}; labels a0.., b0.., c0.."""
+    reqs = [[f"a{i}", f"b{i}", f"c{j}"] for i in range(q) for j in range(q)] + [[f"c{j}"] for j in range(q)]
+    return from_lists(reqs)
+
+
+def least_depth(layout) -> dict:
+    depth = {}
+    for s in layout:
+        for d, x in enumerate(s, 1):
+            depth[x] = min(depth.get(x, d), d)
+    return depth
+
+
+def optimal_layout(inst, q):
+    """a_i, b_i, c_j for the 3-chunk requests, c_j alone: q^2 + 3q nodes."""
+    lab = {x: i for i, x in enumerate(inst.labels)}
+    return [tuple(sorted(o, key=lambda x: inst.labels[x][0])) for o in inst.orders], lab
+
+
+def test_q2_has_a_second_optimal_trie():
+    """At q = 2 the layout (c_j, a_i, b_i) is optimal too, so Proposition Q's least depths need q >= 3."""
+    inst = q_family(2)
+    other = [tuple(sorted(o, key=lambda x: "cab".index(inst.labels[x][0]))) for o in inst.orders]
+    assert trie_cost(inst, other) == opt_free(inst).value == 10
+
+
+@pytest.mark.parametrize("q", [2, 3, 4, 6])
+def test_q_family_opt_and_every_least_depth_order_pays_2q2(q):
+    inst = q_family(q)
+    layout, _ = optimal_layout(inst, q)
+    assert trie_cost(inst, layout) == q * q + 3 * q
+    if inst.m <= 12:
+        assert opt_free(inst).value == q * q + 3 * q          # the counting lower bound, exactly
+        assert opt_glob(inst).value == q * q + 3 * q          # a global order is optimal here
+    depth = least_depth(layout)
+    group1 = [x for x in depth if depth[x] == 1]
+    group2 = [x for x in depth if depth[x] == 2]
+    assert len(group1) == 2 * q and len(group2) == q
+    # every order of the least-depth type (group 1 in any order, then group 2) costs >= 2 q^2 + q:
+    # the q^2 pairs {a_i, c_j} are distinct depth-2 nodes and the requests' ends q^2 more
+    tried = list(permutations(group1)) if q <= 3 else [group1, group1[::-1]]
+    for g1 in tried:
+        cost = order_cost(inst, list(g1) + group2)
+        assert cost >= 2 * q * q + q
+    fwd = order_cost(inst, group1 + group2)
+    rev = order_cost(inst, group1[::-1] + group2[::-1])
+    assert Fraction(min(fwd, rev), q * q + 3 * q) >= Fraction(2 * q + 1, q + 3)   # -> 2 = (k+1)/2
+
+
+def delta(k):
+    return Fraction(k - 1, 2 * (k * k - k - 1))
+
+
+def lemma6_bounds(inst, layout, k):
+    """(A, B, |T|, shallow, deep-only) of docs/theta_k.md, Lemma 6, for the trie of ``layout``."""
+    nodes = {tuple(s[:d]) for s in layout for d in range(1, len(s) + 1)}
+    shallow = sorted({p[-1] for p in nodes if len(p) < k})
+    deep = [x for x in range(inst.n) if x not in shallow]
+    A = B = Fraction(0)
+    for p in nodes:
+        d = len(p)
+        if d < k:
+            A += Fraction(d + 1, 2)
+            B += 1 + Fraction(d + 1, 2) - Fraction(1, d)
+        elif p[-1] in deep:
+            A, B = A + 1, B + 1
+        else:
+            A += Fraction(k + 1, 2)
+            B += Fraction(k + 1, 2) - Fraction(1, k)
+    return A, B, len(nodes), shallow, deep
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_lemma6_two_bounds_on_the_expectation(k):
+    from mptsearch.families import random_instance
+
+    for seed in range(14):
+        inst = random_instance(6, 3 + seed % 6, (1, k), seed=100 * k + seed)
+        kk = max(len(o) for o in inst.orders)
+        res = opt_free(inst)
+        A, B, size, shallow, deep = lemma6_bounds(inst, res.layout, kk)
+        assert size == res.value
+        costs = [order_cost(inst, list(p) + deep) for p in permutations(shallow)]
+        expect = Fraction(sum(costs), len(costs))
+        assert expect <= A and expect <= B
+        if kk >= 2:
+            assert min(A, B) <= (Fraction(kk + 1, 2) - delta(kk)) * size
+            assert min(costs) <= (Fraction(kk + 1, 2) - delta(kk)) * res.value
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 8, 20])
+def test_lemma6_constant_is_attained_by_the_argument(k):
+    """The depth profile with only depth-(k-1) nodes and depth-k nodes with a shallow chunk, in the
+    ratio x : (1-x), x = 1/(k + 1 - k/(k-1)), has min(A, B) = ((k+1)/2 - delta_k)|T| exactly."""
+    x = 1 / (k + 1 - Fraction(k, k - 1))
+    d = k - 1
+    A = x * Fraction(d + 1, 2) + (1 - x) * Fraction(k + 1, 2)
+    B = x * (1 + Fraction(d + 1, 2) - Fraction(1, d)) + (1 - x) * (Fraction(k + 1, 2) - Fraction(1, k))
+    assert A == B == Fraction(k + 1, 2) - delta(k)
+    assert delta(3) == Fraction(1, 5) and Fraction(2, 1) - delta(3) == Fraction(9, 5)
+    assert (Fraction(k + 1, 2) - delta(k) > Fraction(k, 2)) == (k > 2)   # above k/2 except at k = 2
+    assert Fraction(3, 2) - delta(2) == 1                        # k = 2: a global order is optimal
