@@ -94,6 +94,8 @@ ODD = {  # traces the fast reader must hand to the slow one, or read exactly as 
     "zero token": ['{"chunks": ["x"], "tokens": [0]}'],
     "huge token": ['{"chunks": ["x"], "tokens": [100000000000000000000000]}'],
     "int64 token": ['{"chunks": ["x"], "tokens": [9223372036854775807]}'],
+    "2^32 token": ['{"chunks": ["x"], "tokens": [4294967296]}'],
+    "2^32 + 1 token": ['{"chunks": ["x"], "tokens": [4294967297]}'],
     "float id": ['{"id": 2.5, "chunks": ["x"], "tokens": [1]}'],
     "huge negative id": ['{"id": -9223372036854775809, "chunks": ["x"], "tokens": [1]}'],
     "list id": ['{"id": [1, "a"], "chunks": ["x"], "tokens": [1]}'],
@@ -140,11 +142,11 @@ def test_fast_reader_takes_the_plain_traces_itself(tmp_path):
     path = tmp_path / "t.jsonl"
     ch, tok = retrieval_trace(300, seed=2)
     write_jsonl(str(path), ch, tok)
-    assert read_fast(str(path)) is not None
+    assert read_fast(str(path), 2**32) is not None
     path.write_text("\n".join(ODD["blank line"]) + "\n")
-    assert read_fast(str(path)) is None
+    assert read_fast(str(path), 2**32) is None
     path.write_bytes(b'{"chunks": ["\xff"], "tokens": [1]}\n')
-    assert read_fast(str(path)) is None
+    assert read_fast(str(path), 2**32) is None
 
 
 @pytest.mark.parametrize("ids", [None, ["ü", [1, "a"], 2.5], ["a", "b", "c"], [10, 0, 7]])

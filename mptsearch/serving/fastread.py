@@ -5,7 +5,7 @@ joined into a JSON array) and checked with whole-batch operations instead of per
 Python. The reader accepts a strict subset of what :func:`.sparse.parse_sparse` accepts and
 returns None on anything else (a blank line, malformed JSON, a JSON value orjson and the
 ``json`` module read differently such as NaN or a float id, a missing or ill-typed field, a
-repeated chunk, a token count that is not a positive int64, an unreadable file): the caller
+repeated chunk, a token count that is not a positive integer up to the limit, an unreadable file): the caller
 then reads the file with :func:`.sparse.parse_sparse`, which names the line. The checks
 across lines (unique ids, one token count per chunk) are the caller's, for both paths.
 
@@ -65,9 +65,10 @@ class _Fallback(Exception):
     """Something the fast path does not take: the slow parser decides."""
 
 
-def read_fast(path: str):
+def read_fast(path: str, max_tokens: int):
     """(labels in first-seen order, chunk ids, token counts, line lengths, ids, line numbers)
-    of the trace at ``path``, or None to leave it to :func:`.sparse.parse_sparse`."""
+    of the trace at ``path``, or None to leave it to :func:`.sparse.parse_sparse` (also when a
+    token count passes ``max_tokens``, :data:`.sparse.MAX_CHUNK_TOKENS`)."""
     try:
         import orjson
     except ImportError:  # pragma: no cover - a declared dependency
@@ -109,7 +110,7 @@ def read_fast(path: str):
             if set(map(type, flat_t)) != {int}:
                 raise _Fallback
             t = np.array(flat_t, dtype=np.int64)  # OverflowError past int64
-            if t.min() <= 0:
+            if t.min() <= 0 or t.max() > max_tokens:
                 raise _Fallback
             rid = [r.get("id", nlines + i) for i, r in enumerate(recs, start=1)]
             if not set(map(type, rid)) <= {str, int}:

@@ -301,7 +301,7 @@ def read_sparse(path: str, stdin=None) -> SparseTrace:
         return parse_sparse(stdin if stdin is not None else sys.stdin, where="<stdin>")
     from .fastread import read_fast
 
-    fast = read_fast(path)
+    fast = read_fast(path, MAX_CHUNK_TOKENS)
     if fast is not None:
         return _finish(*fast, where=str(path))
     try:
