@@ -12,6 +12,20 @@ Traces come from :mod:`mptsearch.serving.synthetic` (seeded) and are kept in ``-
 
 Writes results/serving/scale.json (config and machine first, then one record per run),
 scale.csv, scale.md and scale.png (time and memory against size, log-log).
+
+Before/after a change (issue 28), side by side in one run::
+
+    git archive BASE_COMMIT | tar -x -C ../serving-base   # the code before
+    python benchmarks/bench_serving_scale.py --before-after ../serving-base [--repeats 3]
+
+times every layout method, every simulate schedule (token level and ``--block-size 16``), the
+trace reader and the ``-o`` writer, each in a fresh process (``benchmarks/serving_worker.py``)
+with ``PYTHONPATH`` set to one tree or the other, the trees alternating on every repeat; tasks
+the tree before takes minutes on (greedy, block-level simulation) run before/after on 10,000
+requests and after only on 100,000. Then each tree runs the whole 1M command once
+(``layout --method agglomerative -o``), and the tree after runs every method and schedule
+once on 1M. Writes benchmarks/results/serving_before_after.json (every run) and .txt
+(medians of wall and CPU seconds, after/before ratios of the medians, the digests' agreement).
 """
 
 from __future__ import annotations
@@ -51,6 +65,156 @@ def run_child(args: list[str]) -> dict:
     return rec
 
 
+SCHEDULES = ("arrival", "dfs", "window", "lpm", "dfs-weight")
+FAST_METHODS = ("production", "popularity", "global", "agglomerative", "online")
+
+
+def worker(tree: str, job: dict) -> dict:
+    """One task in a fresh process on ``tree`` (a source tree holding mptsearch/)."""
+    env = dict(os.environ, PYTHONPATH=tree, NUMBA_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "serving_worker.py"), json.dumps(job)],
+                       capture_output=True, text=True, env=env, cwd=ROOT)
+    if p.returncode != 0:
+        return {"error": p.stderr.strip()[-400:]}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def trace_file(work: str, M: int, seed: int) -> str:
+    from mptsearch.serving.synthetic import retrieval_trace, write_jsonl
+
+    path = os.path.join(work, f"syn_{M}_s{seed}.jsonl")
+    if not os.path.exists(path):
+        ch, tok = retrieval_trace(M, seed)
+        write_jsonl(path, ch, tok)
+    return path
+
+
+def before_after(a) -> None:
+    import statistics
+
+    from mptsearch.provenance import git_commit
+
+    before, after = os.path.abspath(a.before_after), ROOT
+    os.makedirs(a.work, exist_ok=True)
+    small, mid, big = (trace_file(a.work, M, a.seed) for M in (10_000, 100_000, 1_000_000))
+    out_tmp = os.path.join(a.work, "bench_write.jsonl")
+    jobs = []  # (label, size, trees, job)
+    for meth in FAST_METHODS:
+        jobs.append((f"layout {meth}", 100_000, "both", {"task": "layout", "trace": mid, "method": meth}))
+    jobs.append(("layout greedy", 10_000, "both", {"task": "layout", "trace": small, "method": "greedy"}))
+    jobs.append(("layout greedy", 100_000, "after", {"task": "layout", "trace": mid, "method": "greedy"}))
+    for sch in SCHEDULES:
+        jobs.append((f"simulate {sch} B=1 4x", 100_000, "both",
+                     {"task": "simulate", "trace": mid, "schedule": sch, "block": 1, "capacity": 4.0}))
+    for sch in SCHEDULES[:4]:
+        job = {"task": "simulate", "schedule": sch, "block": 16, "capacity": 4.0}
+        jobs.append((f"simulate {sch} B=16 4x", 10_000, "both", dict(job, trace=small)))
+        jobs.append((f"simulate {sch} B=16 4x", 100_000, "after", dict(job, trace=mid)))
+    jobs.append(("read trace", 100_000, "both", {"task": "read", "trace": mid}))
+    jobs.append(("write -o (agglomerative)", 100_000, "both", {"task": "write", "trace": mid, "out": out_tmp}))
+    doc = {"config": {"repeats": a.repeats, "seed": a.seed, "numba_threads": 1,
+                      "commits": {"before": a.before_commit, "after": git_commit()},
+                      "generator": "mptsearch.serving.synthetic.retrieval_trace (defaults)"},
+           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                       "load_average_start": [round(v, 2) for v in os.getloadavg()]},
+           "runs": []}
+    path = os.path.join(ROOT, "benchmarks", "results", "serving_before_after")
+
+    def save():
+        with open(path + ".json.tmp", "w") as fh:
+            json.dump(doc, fh, indent=1)
+        os.replace(path + ".json.tmp", path + ".json")
+
+    for r in range(0 if a.command_only else a.repeats):
+        for label, M, trees, job in jobs:
+            order = [("before", before), ("after", after)] if r % 2 == 0 else [("after", after), ("before", before)]
+            for name, tree in order:
+                if trees != "both" and trees != name:
+                    continue
+                res = worker(tree, job)
+                doc["runs"].append({"task": label, "requests": M, "tree": name, "repeat": r, **res})
+                print(f"{label} {M} {name}: {res}", file=sys.stderr)
+                save()
+    if a.command_only:  # add the whole-command runs to the last run's records
+        with open(path + ".json") as fh:
+            doc = json.load(fh)
+        doc["runs"] = [r for r in doc["runs"] if "whole command" not in r["task"]]
+    # the whole command at 1M, once per tree; then every method and schedule once, after only
+    for name, tree in (("before", before), ("after", after)):
+        env_tree = dict(os.environ, PYTHONPATH=tree, NUMBA_NUM_THREADS="1")
+        load0 = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        # run from the tree itself: `python -m` puts the working directory first on sys.path
+        p = subprocess.run([sys.executable, "-m", "mptsearch", "layout", big, "--method", "agglomerative",
+                            "--no-bound", "--json", "-q", "-o", out_tmp], capture_output=True, text=True,
+                           env=env_tree, cwd=tree)
+        rec = {"task": "layout agglomerative -o (whole command)", "requests": 1_000_000, "tree": name, "repeat": 0,
+               "wall": time.perf_counter() - t0, "exit": p.returncode, "load_before": round(load0, 2),
+               "load_after": round(os.getloadavg()[0], 2)}
+        if p.returncode == 0:
+            res = json.loads(p.stdout)
+            rec.update({"read_seconds": res["read_seconds"], "write_seconds": res.get("write_seconds"),
+                        "method_seconds": res["methods"][0]["seconds"], "seconds": res["seconds"],
+                        "prefill": res["methods"][0]["prefill"]})
+        else:
+            rec["error"] = p.stderr.strip()[-400:]
+        doc["runs"].append(rec)
+        print(rec, file=sys.stderr)
+        save()
+    if not a.skip_1m_all and not a.command_only:
+        for meth in FAST_METHODS + ("greedy",):
+            res = worker(after, {"task": "layout", "trace": big, "method": meth})
+            doc["runs"].append({"task": f"layout {meth}", "requests": 1_000_000, "tree": "after", "repeat": 0, **res})
+            print(f"layout {meth} 1M: {res}", file=sys.stderr)
+            save()
+        for sch in SCHEDULES:
+            for B in ((1,) if sch == "dfs-weight" else (1, 16)):
+                res = worker(after, {"task": "simulate", "trace": big, "schedule": sch, "block": B, "capacity": 4.0})
+                doc["runs"].append({"task": f"simulate {sch} B={B} 4x", "requests": 1_000_000, "tree": "after",
+                                    "repeat": 0, **res})
+                print(f"simulate {sch} B={B} 1M: {res}", file=sys.stderr)
+                save()
+    doc["machine"]["load_average_end"] = [round(v, 2) for v in os.getloadavg()]
+    save()
+    with open(path + ".txt", "w") as fh:
+        fh.write(before_after_table(doc, statistics.median) + "\n")
+
+
+def before_after_table(doc: dict, median) -> str:
+    c, m = doc["config"], doc["machine"]
+    lines = [f"before {c['commits']['before']} vs after {c['commits']['after']}, {c['repeats']} alternating repeats, "
+             f"medians, one numba thread, fresh process per run; {m['cpus']} cpus shared with other jobs (load average "
+             f"{m['load_average_start'][0]} at start, {m.get('load_average_end', ['?'])[0]} at end). "
+             "Generated by benchmarks/bench_serving_scale.py --before-after.", "",
+             f"{'task':<34}{'requests':>10}{'wall before':>13}{'wall after':>12}{'ratio':>8}"
+             f"{'CPU before':>12}{'CPU after':>11}{'ratio':>8}  outputs"]
+    keys = []
+    for r in doc["runs"]:
+        if (r["task"], r["requests"]) not in keys:
+            keys.append((r["task"], r["requests"]))
+    for task, M in keys:
+        runs = [r for r in doc["runs"] if r["task"] == task and r["requests"] == M and "error" not in r]
+        cell = {}
+        for tree in ("before", "after"):
+            rs = [r for r in runs if r["tree"] == tree]
+            cell[tree] = (median([r["wall"] for r in rs]), median([r["cpu"] for r in rs]) if "cpu" in rs[0] else None,
+                          {r.get("digest") for r in rs}) if rs else None
+        b, f = cell["before"], cell["after"]
+        fmt = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
+        ratio = lambda x, y: "-" if x is None or y is None or y == 0 else f"{x / y:.1f}x"  # noqa: E731
+        same = "-" if not (b and f) or None in b[2] | f[2] else ("equal" if b[2] == f[2] and len(f[2]) == 1 else "DIFFER")
+        lines.append(f"{task:<34}{M:>10,}{fmt(b[0] if b else None):>13}{fmt(f[0] if f else None):>12}"
+                     f"{ratio(b[0] if b else None, f[0] if f else None):>8}{fmt(b[1] if b else None):>12}"
+                     f"{fmt(f[1] if f else None):>11}{ratio(b[1] if b else None, f[1] if f else None):>8}  {same}")
+        extra = [r for r in runs if "read_seconds" in r]
+        for r in extra:
+            lines.append(f"    {r['tree']}: read {r['read_seconds']} s, agglomerative {r['method_seconds']} s, "
+                         f"write {r['write_seconds'] if r['write_seconds'] is not None else '(not reported)'} s, "
+                         f"command {r['seconds']} s, prefill {r['prefill']}, load average "
+                         f"{r.get('load_before', '?')} before, {r.get('load_after', '?')} after")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
@@ -61,7 +225,17 @@ def main() -> None:
     ap.add_argument("--no-bound-run", action="store_true", help="Skip the runs with the MST bound.")
     ap.add_argument("--real", default=os.path.join(ROOT, "results", "serving", "_work", "trace_k10.jsonl"),
                     help="Also run on this real trace (FanOutQA, built by mptsearch trace) if it exists.")
+    ap.add_argument("--before-after", metavar="TREE", default=None,
+                    help="Compare with the source tree TREE (the code before) instead; see the docstring.")
+    ap.add_argument("--before-commit", default="?", help="The commit TREE was made from (recorded).")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--skip-1m-all", action="store_true", help="With --before-after: no 1M run of every method.")
+    ap.add_argument("--command-only", action="store_true",
+                    help="With --before-after: only the whole 1M command per tree, added to the last run's records.")
     a = ap.parse_args()
+    if a.before_after:
+        before_after(a)
+        return
 
     from mptsearch import __version__
     from mptsearch.provenance import git_commit

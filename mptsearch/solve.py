@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from .instance import Instance, InstanceError
 
 __all__ = ["Summary", "solve", "load_kernels", "METHODS", "DEFAULT_MAX_FREE_M", "DEFAULT_MAX_GLOB_N",
-           "DEFAULT_FREE_TIME_LIMIT"]
+           "DEFAULT_FREE_TIME_LIMIT", "DEFAULT_MAX_DENSE_M"]
 
 METHODS = ("opt_free", "opt_glob", "agglomerative", "greedy", "heaviest_first", "interval_dp", "production",
            "lower_bound")
 MAX_INTERVAL_DP_M = 400  # O(m^3) Python loops: about 10 s at m = 400
+#: the dense agglomerative heuristic and the MST bound are quadratic in m: about 4 s and 2 s at
+#: m = 4000 on retrieval-shaped instances, 100 s and 45 s at m = 20,000
+DEFAULT_MAX_DENSE_M = 5000
 DEFAULT_MAX_FREE_M = 25
 DEFAULT_MAX_GLOB_N = 26
 DEFAULT_FREE_TIME_LIMIT = 60.0
@@ -85,7 +88,8 @@ class Summary:
 
 
 def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE_M,
-          max_glob_n: int = DEFAULT_MAX_GLOB_N, free_time_limit: float = DEFAULT_FREE_TIME_LIMIT) -> Summary:
+          max_glob_n: int = DEFAULT_MAX_GLOB_N, free_time_limit: float = DEFAULT_FREE_TIME_LIMIT,
+          max_dense_m: int = DEFAULT_MAX_DENSE_M) -> Summary:
     """Run the chosen methods on ``inst``.
 
     Parameters
@@ -100,6 +104,10 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
     free_time_limit : float
         Seconds the closure arborescence may take; past them OPT_free is skipped with the
         bracket it proved (also in ``free_bounds``).
+    max_dense_m : int
+        The quadratic methods (agglomerative, lower_bound) are skipped, with the reason, when
+        m > max_dense_m; ``mptsearch layout`` runs their sparse versions on traces. The greedy
+        runs on the sparse model (:mod:`.serving.sparse_greedy`, the same layout) at any m.
 
     Returns
     -------
@@ -120,6 +128,12 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         raise InstanceError(f"unknown method(s): {', '.join(sorted(unknown))}; choose from {', '.join(METHODS)}")
     s = Summary(inst)
     candidates: list[tuple[int, str, list, object]] = []
+    dense_reason = (f"m={inst.m} requests exceeds --max-dense-m {max_dense_m} (O(m^2) time); mptsearch layout "
+                    f"runs the sparse methods on traces")
+    for name in ("agglomerative", "lower_bound"):
+        if name in methods and inst.m > max_dense_m:
+            s.skipped[name] = dense_reason
+    methods = [meth for meth in methods if meth not in s.skipped]
     if "opt_free" in methods or ("opt_glob" in methods and inst.n <= max_glob_n) or "lower_bound" in methods:
         load = load_kernels()  # before any clock starts
         if load:
@@ -175,10 +189,12 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         s.values["agglomerative"] = r.cost
         candidates.append((r.cost, "agglomerative", r.layout, r.hierarchy))
     if "greedy" in methods:
-        from .heuristics.greedy import greedy
-        r = timed("greedy", lambda: greedy(inst))
-        s.values["greedy"] = r.cost
-        candidates.append((r.cost, "greedy", r.layout, None))
+        from .serving.layout import as_sparse
+        from .serving.sparse_greedy import greedy_layout
+        from .trie import trie_cost
+        lay = timed("greedy", lambda: greedy_layout(as_sparse(inst)))
+        s.values["greedy"] = trie_cost(inst, lay)
+        candidates.append((s.values["greedy"], "greedy", lay, None))
     if "heaviest_first" in methods:
         # within k OPT_free for requests of at most k chunks (docs/approximation.md, Theorem B1)
         from .approximation import heaviest_first_order

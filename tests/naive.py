@@ -136,6 +136,71 @@ def naive_min_accessible_family(requests) -> int:
     raise AssertionError("the family of all subsets is accessible")
 
 
+def naive_simulate(weights, seqs, capacity, schedule="arrival", window=1, *, block_size=1,
+                   lpm_fcfs_above=None) -> tuple[int, list]:
+    """(prefill, serving order): the requests served one at a time through the Python
+    :class:`~mptsearch.serving.cache.PrefixCache` or :class:`~mptsearch.serving.blocks.BlockCache`,
+    each block of the schedule ordered as :mod:`mptsearch.serving.cache` describes; what
+    ``simulate`` did before its compiled kernel (issue 28)."""
+    from mptsearch.serving.blocks import BlockCache
+    from mptsearch.serving.cache import PrefixCache
+
+    def lpm_block(cache, block):
+        hits = [cache.match(seqs[j])[1] for j in block]
+        return [block[i] for i in sorted(range(len(block)), key=lambda i: -hits[i])]
+
+    def dfs_weight_block(cache, block):
+        at, weight = {}, {}
+        for j in block:
+            node = cache.match(seqs[j])[0]
+            at.setdefault(node, []).append(j)
+            while node >= 0:
+                weight[node] = weight.get(node, 0) + 1
+                node = cache.parent[node]
+        out, stack = [], [(0, False)]
+        while stack:
+            v, expanded = stack.pop()
+            if expanded:
+                out.extend(at.get(v, ()))
+                continue
+            stack.append((v, True))
+            kids = sorted((c for c in cache.children[v].values() if c in weight),
+                          key=lambda c: (-weight[c], cache.chunk[c]))
+            stack.extend((c, False) for c in reversed(kids))
+        return out
+
+    m = len(seqs)
+    cache = BlockCache(weights, block_size, capacity) if block_size > 1 else PrefixCache(weights, capacity)
+    blocks = [list(range(m))] if schedule == "dfs" else [list(range(s, min(m, s + window))) for s in range(0, m, window)]
+    order, prefill = [], 0
+    for block in blocks:
+        if schedule in ("dfs", "window"):
+            block = sorted(block, key=lambda j: tuple(seqs[j]))
+        elif schedule == "lpm" and (lpm_fcfs_above is None or len(block) <= lpm_fcfs_above):
+            block = lpm_block(cache, block)
+        elif schedule == "dfs-weight":
+            block = dfs_weight_block(cache, block)
+        for j in block:
+            prefill += cache.serve(seqs[j])
+        order.extend(block)
+    return prefill, order
+
+
+def naive_write_layout(fh, tr, lay) -> None:
+    """``mptsearch layout -o``'s lines built one request at a time with ``json.dumps`` (the
+    writer before issue 28)."""
+    import json
+
+    from mptsearch.serving.layout import serving_rank
+
+    rank = serving_rank(lay).tolist()
+    for j, rid in enumerate(tr.ids):
+        row = lay.seq[lay.indptr[j]:lay.indptr[j + 1]].tolist()
+        fh.write(f'{{"id": {json.dumps(rid, ensure_ascii=False)}, '
+                 f'"chunks": [{", ".join(json.dumps(tr.labels[x], ensure_ascii=False) for x in row)}], '
+                 f'"tokens": [{", ".join(str(int(tr.weights[x])) for x in row)}], "serve": {rank[j]}}}\n')
+
+
 def naive_opt_blend(orders, weights, r, price, beta, per_answer=False):
     """OPT_blend of docs/beyond_prefix.md by brute force: every layout, every node's mode.
 

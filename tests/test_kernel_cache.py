@@ -81,6 +81,10 @@ def _run_layout(capsys):
     assert main(["layout", TRACE, "-q"]) == 0
 
 
+def _run_simulate(capsys):
+    assert main(["simulate", TRACE, "--capacity", "2x", "--block-size", "16", "-q"]) == 0
+
+
 def _run_anneal(capsys):
     assert main(["anneal", "-k", "3", "-n", "6", "--steps", "300", "-j", "1", "-q"]) == 0
 
@@ -98,7 +102,8 @@ def _run_enumerate(capsys):
 
 @pytest.mark.parametrize("kernels, run", [
     ("SOLVE_KERNELS", _run_solve), ("ANNEAL_KERNELS", _run_anneal),
-    ("ENUMERATE_KERNELS", _run_enumerate), ("LAYOUT_KERNELS", _run_layout)])
+    ("ENUMERATE_KERNELS", _run_enumerate), ("LAYOUT_KERNELS", _run_layout),
+    ("SIMULATE_KERNELS", _run_simulate)])
 def test_each_commands_kernels_are_cached_once_it_ran(kernels, run, capsys):
     # after one run, wherever numba caches, the command's check says "cached": the note does
     # not print again (each name is a kernel the run really calls from Python)

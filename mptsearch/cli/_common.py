@@ -21,6 +21,7 @@ import json
 import math
 import os
 import sys
+import time
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
@@ -260,6 +261,31 @@ def progress_bar(quiet: bool = False, **tqdm_kwargs):
     return tqdm(file=sys.stderr, dynamic_ncols=True, **tqdm_kwargs)
 
 
+class StepBar:
+    """A :func:`progress_bar` over named steps (read, each method, write, ...): on a terminal,
+    once the command has run ``delay`` seconds, it shows how many steps are done and names the
+    one running; gone when closed. Call it with each step's name as the step starts."""
+
+    def __init__(self, quiet: bool, total: int, desc: str, delay: float = 3.0):
+        self.bar = progress_bar(quiet, total=total, unit="step", desc=desc, delay=delay, leave=False)
+        self.begun = 0
+        self.t0 = time.monotonic()
+        self.delay = delay
+
+    def __call__(self, name: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(name, refresh=False)
+            if self.begun:
+                self.bar.update(1)  # the step before it is done
+            self.begun += 1
+            if time.monotonic() - self.t0 >= self.delay:
+                self.bar.refresh()  # a bar already shown names the new step at once
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 #: the compiled functions the exact DPs (opt_free, opt_glob) call from Python (issue 15's layer),
 #: as "module:function"; numba compiles and caches each one's callees (inlined helpers included)
 #: with it. Each command's list names what its run (warm-up included) calls, no more: a kernel
@@ -274,9 +300,12 @@ ENUMERATE_KERNELS = ("mptsearch.enumerate.generate:_generate", "mptsearch.enumer
 #: enumerate --subtree-bounds also generates level by level (about 20 s to compile on a busy machine)
 SUBTREE_KERNELS = ENUMERATE_KERNELS + ("mptsearch.enumerate.generate:_children_batch",)
 LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
-    "duplicate_groups", "lex_order", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
+    "duplicate_groups", "lex_order", "sort_rows", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
     f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (
-    "mptsearch.serving._online_kernels:online_batch", "mptsearch._kernels.glob:glob_table")
+    "mptsearch.serving._online_kernels:online_batch", "mptsearch.serving._greedy_kernels:greedy_orders",
+    "mptsearch.serving.fastwrite:_fill", "mptsearch._kernels.glob:glob_table")
+SIMULATE_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in ("lex_order", "duplicate_groups", "sort_rows")) \
+    + tuple(f"mptsearch.serving._cache_kernels:{f}" for f in ("trie_nodes", "block_units", "serve_all"))
 
 
 def kernels_cached(*kernels: str) -> bool:

@@ -9,7 +9,7 @@ import time
 import click
 
 from . import fail
-from ._common import LAYOUT_KERNELS, announce_compile, open_atomic, out_option
+from ._common import LAYOUT_KERNELS, SIMULATE_KERNELS, StepBar, announce_compile, open_atomic, out_option
 
 
 _METHODS = ("all", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
@@ -38,29 +38,6 @@ def _check_trace(trace: str, max_memory: str | None) -> None:
         have = memory.available()
         if need > have:
             fail(f"reading {trace} needs about {memory.fmt(need)}, more than the {memory.fmt(have)} available")
-
-
-def _write_layout(fh, tr, lay) -> None:
-    """One line per request: its chunks in layout order, their tokens, and ``serve``, its rank
-    in the DFS order of the layout's trie (the serving order of Theorem 7)."""
-    from ..serving.layout import serving_rank
-
-    rank = serving_rank(lay).tolist()
-    # each label and token count is encoded once, lines are joined from the pieces
-    lab = [json.dumps(x, ensure_ascii=False) for x in tr.labels]
-    tok = [str(v) for v in tr.weights.tolist()]
-    seq = lay.seq.tolist()
-    cuts = lay.indptr.tolist()
-    dumps = json.dumps
-    buf = []
-    for j, rid in enumerate(tr.ids):
-        row = seq[cuts[j]:cuts[j + 1]]
-        buf.append(f'{{"id": {dumps(rid, ensure_ascii=False)}, "chunks": [{", ".join([lab[x] for x in row])}], '
-                   f'"tokens": [{", ".join([tok[x] for x in row])}], "serve": {rank[j]}}}\n')
-        if len(buf) >= 65536:
-            fh.write("".join(buf))
-            buf.clear()
-    fh.write("".join(buf))
 
 
 @click.command("layout")
@@ -95,15 +72,29 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     t0 = time.perf_counter()
     compile_kernels()  # compiled (first run) or loaded from numba's cache before the clock starts
     t_load = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    tr = _read(trace, max_memory)
-    t_read = time.perf_counter() - t0
     methods = list(METHODS) if method == "all" else [method]
-    s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound)
-    best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
-    if out:
-        with open_atomic(out) as fh:
-            _write_layout(fh, tr, s.orders[best.method])
+    # a bar on a terminal once the run has taken a few seconds: which step it is in
+    step = StepBar(quiet, 1 + len(methods) + (not no_bound) + bool(out), "layout")
+    try:
+        t0 = time.perf_counter()
+        step("read")
+        tr = _read(trace, max_memory)
+        t_read = time.perf_counter() - t0
+        s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound,
+                           progress=step)
+        best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
+        if out:
+            from ..serving.fastwrite import write_layout
+            from ..serving.layout import serving_rank
+
+            step("write")
+            t_write = time.perf_counter()
+            lay = s.orders[best.method]
+            with open_atomic(out, binary=True) as fh:
+                write_layout(fh, tr, lay, serving_rank(lay))
+            t_write = time.perf_counter() - t_write
+    finally:
+        step.close()
     total = time.perf_counter() - t0
     priced = _price_blends(tr, s, blend)
     if as_json:
@@ -111,7 +102,8 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
         if priced is not None:
             doc["blend"] = priced
         doc.update({"out": out, "written": best.method if out else None,
-                    "read_seconds": round(t_read, 3), "seconds": round(total, 3),
+                    "read_seconds": round(t_read, 3), "write_seconds": round(t_write, 3) if out else None,
+                    "seconds": round(total, 3),
                     "kernel_load_seconds": round(t_load, 3)})
         click.echo(json.dumps(doc))
         return
@@ -187,7 +179,9 @@ def _capacity(text: str, cap1: int):
 def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcfs_above, as_json, quiet,
              blend_spec):
     """Serve a trace against an LRU prefix cache of a given capacity and report the prefill."""
-    from ..serving.cache import simulate as run
+    import numpy as np
+
+    from ..serving.cache import compile_kernels, simulate as run
     from ..serving.layout import Layout, read_layout
 
     if window < 1:
@@ -199,17 +193,27 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
         fail("--blend prices a token-level cache only: use --block-size 1")
     if lpm_fcfs_above < 0:
         fail(f"--lpm-fcfs-above must be >= 0, got {lpm_fcfs_above}")
-    tr = _read(trace, None)
-    lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)
-    seqs = lay.rows()
-    w = tr.weights
-    cap1 = max(int(w[list(s)].sum()) for s in seqs)
-    cap = _capacity(capacity, cap1)
-    if cap is not None and cap < 0:
-        fail(f"--capacity must be >= 0, got {cap}")
-    t0 = time.perf_counter()
-    r = run(w, seqs, cap, schedule, window, block_size=block_size,
-            lpm_fcfs_above=lpm_fcfs_above or None)
+    _check_trace(trace, None)
+    announce_compile(*SIMULATE_KERNELS, quiet=quiet)
+    compile_kernels()  # compiled (first run) or loaded from numba's cache before the clock starts
+    step = StepBar(quiet, 2 + bool(layout_file), "simulate")
+    try:
+        step("read")
+        tr = _read(trace, None)
+        if layout_file:
+            step("read layout")
+        lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)
+        w = tr.weights
+        cap1 = int(np.add.reduceat(w[lay.seq], lay.indptr[:-1]).max())
+        cap = _capacity(capacity, cap1)
+        if cap is not None and cap < 0:
+            fail(f"--capacity must be >= 0, got {cap}")
+        step("serve")
+        t0 = time.perf_counter()
+        r = run(w, lay, cap, schedule, window, block_size=block_size,
+                lpm_fcfs_above=lpm_fcfs_above or None)
+    finally:
+        step.close()
     total = tr.tokens()
     secs = time.perf_counter() - t0
     bl = _simulate_blend(w, lay.rows(), r, cap, blend)

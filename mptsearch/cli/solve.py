@@ -28,7 +28,10 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, fail, json_opti
               help="Seconds for the closure arborescence; past them OPT_free is skipped with the bounds it proved.")
 @click.option("--max-glob-n", type=click.IntRange(1, 34), default=26, show_default=True,
               help="Skip exact OPT_glob above this many chunks (time and memory O(2^n)).")
-def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, free_time_limit, max_glob_n):
+@click.option("--max-dense-m", type=click.IntRange(1, None), default=5000, show_default=True,
+              help="Skip the quadratic methods (agglomerative, lower_bound) above this many requests.")
+def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, free_time_limit, max_glob_n,
+          max_dense_m):
     """Solve INSTANCE exactly and with every heuristic and bound.
 
     INSTANCE is a file (JSON or compact notation), - for stdin, or compact notation, e.g.
@@ -53,7 +56,7 @@ def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, free_
             or "lower_bound" in methods:  # what makes solve() load the kernels
         announce_compile(*SOLVE_KERNELS, quiet=quiet)
     summary = run(inst, methods=methods, max_free_m=max_free_m, max_glob_n=max_glob_n,
-                  free_time_limit=free_time_limit)
+                  free_time_limit=free_time_limit, max_dense_m=max_dense_m)
     out_json = summary.to_json()
     if out is not None:
         write_json(out, out_json)

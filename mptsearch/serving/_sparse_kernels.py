@@ -62,6 +62,20 @@ def lex_order(indptr, seq):
     return a
 
 
+@njit(cache=True, inline="always")
+def common_prefix(indptr, seq, prev, r):
+    """Length of the longest common prefix of rows ``prev`` (-1: none) and ``r``."""
+    t = 0
+    if prev >= 0:
+        ps = indptr[prev]
+        pl = indptr[prev + 1] - ps
+        s = indptr[r]
+        e = indptr[r + 1]
+        while t < pl and s + t < e and seq[ps + t] == seq[s + t]:
+            t += 1
+    return t
+
+
 @njit(cache=True)
 def trie_cost_sorted(indptr, seq, w, order):
     """Total weight of the trie of the rows, given their lexicographic ``order``: each row adds
@@ -71,12 +85,7 @@ def trie_cost_sorted(indptr, seq, w, order):
     for r in order:
         s = indptr[r]
         e = indptr[r + 1]
-        t = 0
-        if prev >= 0:
-            ps = indptr[prev]
-            pl = indptr[prev + 1] - ps
-            while t < pl and s + t < e and seq[ps + t] == seq[s + t]:
-                t += 1
+        t = common_prefix(indptr, seq, prev, r)
         for p in range(s + t, e):
             total += w[seq[p]]
         prev = r
@@ -293,4 +302,19 @@ def partner_upper(indptr, idx, w, cptr, cidx, cap):
             if full:
                 rem -= w[x]
         out[i] = bw if bw >= rem else rem
+    return out
+
+
+@njit(cache=True)
+def sort_rows(indptr, seq):
+    """A copy of ``seq`` with every row sorted (insertion sort: rows are a few dozen long)."""
+    out = seq.copy()
+    for r in range(len(indptr) - 1):
+        for p in range(indptr[r] + 1, indptr[r + 1]):
+            x = out[p]
+            q = p - 1
+            while q >= indptr[r] and out[q] > x:
+                out[q + 1] = out[q]
+                q -= 1
+            out[q + 1] = x
     return out

@@ -40,10 +40,9 @@ from typing import Sequence
 import numpy as np
 
 from ..instance import InstanceError
-from .trace import sequences_cost
 
 __all__ = ["PrefixCache", "SimResult", "SCHEDULES", "simulate", "dfs_order", "theorem7",
-           "window_capacity_table"]
+           "window_capacity_table", "compile_kernels"]
 
 SCHEDULES = ("arrival", "dfs", "window", "lpm", "dfs-weight")
 SGLANG_LPM_FCFS_ABOVE = 128
@@ -134,37 +133,18 @@ def dfs_order(seqs: Sequence[Sequence[int]], rows: Sequence[int] | None = None) 
     return sorted(rows, key=lambda j: tuple(seqs[j]))
 
 
-def _lpm_block(cache: PrefixCache, seqs, block):
-    hits = [cache.match(seqs[j])[1] for j in block]
-    return [block[i] for i in sorted(range(len(block)), key=lambda i: -hits[i])]
+def _csr(seqs) -> tuple[np.ndarray, np.ndarray]:
+    """(indptr, seq) of a :class:`.sparse.Layout` or of a list of chunk-id sequences."""
+    if hasattr(seqs, "indptr") and hasattr(seqs, "seq"):
+        return np.asarray(seqs.indptr, dtype=np.int64), np.asarray(seqs.seq, dtype=np.int32)
+    lens = np.fromiter((len(s) for s in seqs), dtype=np.int64, count=len(seqs))
+    indptr = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    seq = np.fromiter((x for s in seqs for x in s), dtype=np.int32, count=int(indptr[-1]))
+    return indptr, seq
 
 
-def _dfs_weight_block(cache: PrefixCache, seqs, block):
-    at: dict[int, list[int]] = {}
-    weight: dict[int, int] = {}
-    for j in block:
-        node = cache.match(seqs[j])[0]
-        at.setdefault(node, []).append(j)
-        while node >= 0:
-            weight[node] = weight.get(node, 0) + 1
-            node = cache.parent[node]
-    out: list[int] = []
-    # children before the node's own requests; heavier children first (ties: chunk id)
-    stack = [(0, False)]
-    while stack:
-        v, expanded = stack.pop()
-        if expanded:
-            out.extend(at.get(v, ()))
-            continue
-        stack.append((v, True))
-        kids = [c for c in cache.children[v].values() if c in weight]
-        kids.sort(key=lambda c: (-weight[c], cache.chunk[c]))
-        for c in reversed(kids):
-            stack.append((c, False))
-    return out
-
-
-def simulate(weights: np.ndarray, seqs: Sequence[Sequence[int]], capacity: int | None,
+def simulate(weights: np.ndarray, seqs, capacity: int | None,
              schedule: str = "arrival", window: int = 1, *, block_size: int = 1,
              lpm_fcfs_above: int | None = None) -> SimResult:
     """Serve the sequences (chunk ids, arrival order) against a :class:`PrefixCache`.
@@ -172,7 +152,8 @@ def simulate(weights: np.ndarray, seqs: Sequence[Sequence[int]], capacity: int |
     Parameters
     ----------
     weights : int array, token count of every chunk id
-    seqs : the requests' chunk orders (a layout), in arrival order
+    seqs : the requests' chunk orders (a layout: a :class:`.sparse.Layout` or a list of
+        sequences), in arrival order
     capacity : cache size in tokens, or None for an unbounded cache
     schedule : one of :data:`SCHEDULES`
     window : W, the block of arrivals the ``window``, ``lpm`` and ``dfs-weight`` schedules reorder
@@ -182,39 +163,60 @@ def simulate(weights: np.ndarray, seqs: Sequence[Sequence[int]], capacity: int |
 
     Notes
     -----
-    O(L log L) time for L the total sequence length (heap-based LRU), plus O(W L) for ``lpm`` and
-    ``dfs-weight``, which match each waiting request against the cache once per block.
+    Compiled (:mod:`._cache_kernels`): the layout's trie is built once, then the cache state is
+    kept per trie node, so a block-level cache costs what a token-level one does. O(L log L)
+    time for L the total sequence length (heap-based LRU), plus O(W L) for ``lpm`` and
+    ``dfs-weight``, which match each waiting request against the cache once per block. The
+    same prefill and order as serving one request at a time through :class:`PrefixCache` or
+    :class:`.blocks.BlockCache` (``tests/naive.py`` keeps that loop; the tests compare).
     """
+    from ._cache_kernels import ARRIVAL, DFS, DFS_WEIGHT, LPM, WINDOW, block_units, serve_all, trie_nodes
+    from .sparse import lex_rank
+
     if schedule not in SCHEDULES:
         raise InstanceError(f"unknown schedule {schedule!r}; use one of {', '.join(SCHEDULES)}")
     if window < 1:
         raise InstanceError(f"window must be >= 1, got {window}")
-    m = len(seqs)
-    if block_size > 1:
-        if schedule == "dfs-weight":
-            raise InstanceError("dfs-weight models SGLang's token-level radix cache: use --block-size 1")
-        from .blocks import BlockCache
-
-        cache = BlockCache(weights, block_size, capacity)
-    else:
-        cache = PrefixCache(weights, capacity)
+    if block_size < 1:
+        raise InstanceError(f"--block-size must be >= 1, got {block_size}")
+    if capacity is not None and capacity < 0:
+        raise InstanceError(f"cache capacity must be >= 0 tokens, got {capacity}")
+    if block_size > 1 and schedule == "dfs-weight":
+        raise InstanceError("dfs-weight models SGLang's token-level radix cache: use --block-size 1")
+    w = np.asarray(weights, dtype=np.int64)
+    indptr, seq = _csr(seqs)
+    m = len(indptr) - 1
+    lex = lex_rank(indptr, seq)
+    node_of, parent, depth, chunk, _ = trie_nodes(indptr, seq, lex)
+    unbounded = int(w[chunk[1:]].sum())
+    B = int(block_size)
+    units = block_units(parent, chunk, w, B) if B > 1 else w[np.maximum(chunk, 0)] * (chunk >= 0)
+    cap = -1 if capacity is None else int(capacity) // B
+    line_tokens = np.add.reduceat(w[seq], indptr[:-1]) if len(seq) else np.zeros(m, dtype=np.int64)
+    code = {"arrival": ARRIVAL, "dfs": DFS, "window": WINDOW, "lpm": LPM, "dfs-weight": DFS_WEIGHT}[schedule]
     if schedule == "dfs":
-        blocks, window = [list(range(m))], m
+        pre = lex
+    elif schedule == "window":
+        rank = np.empty(m, dtype=np.int64)
+        rank[lex] = np.arange(m, dtype=np.int64)
+        pre = np.lexsort((rank, np.arange(m, dtype=np.int64) // window))
     else:
-        blocks = [list(range(s, min(m, s + window))) for s in range(0, m, window)]
-    order: list[int] = []
-    prefill = 0
-    for block in blocks:
-        if schedule in ("dfs", "window"):
-            block = dfs_order(seqs, block)
-        elif schedule == "lpm" and (lpm_fcfs_above is None or len(block) <= lpm_fcfs_above):
-            block = _lpm_block(cache, seqs, block)
-        elif schedule == "dfs-weight":
-            block = _dfs_weight_block(cache, seqs, block)
-        for j in block:
-            prefill += cache.serve(seqs[j])
-        order.extend(block)
-    return SimResult(prefill, sequences_cost(weights, seqs), order)
+        pre = np.arange(m, dtype=np.int64)
+    fcfs = -1 if lpm_fcfs_above is None else int(lpm_fcfs_above)
+    prefill, order = serve_all(indptr, node_of, parent, depth, chunk, units, line_tokens, cap, B, code,
+                               int(min(window, max(m, 1))), fcfs, pre.astype(np.int64))
+    return SimResult(int(prefill), unbounded, order.tolist())
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's on-disk cache) the kernels of :func:`simulate`, every
+    schedule at token and block level, on a three-request trace (milliseconds once compiled)."""
+    w = np.array([3, 5, 2], dtype=np.int64)
+    seqs = [(0, 1), (0, 2), (1,)]
+    for schedule in SCHEDULES:
+        for B in (1, 2):
+            if not (B > 1 and schedule == "dfs-weight"):
+                simulate(w, seqs, 8, schedule, 2, block_size=B, lpm_fcfs_above=1)
 
 
 def theorem7(weights: np.ndarray, seqs: Sequence[Sequence[int]]) -> tuple[int, int, int]:

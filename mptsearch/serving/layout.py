@@ -10,8 +10,8 @@ all lines, the prefill under an unbounded prefix cache), all on the sparse model
 - ``global``: the best global order found: the exact OPT_glob subset DP on every connected
   component of the request-chunk graph small enough for it (components are independent: a trie
   node is shared only by requests sharing a chunk), popularity order on the others;
-- ``greedy``: level-wise greedy hitting set (:mod:`mptsearch.heuristics.greedy`, dense: refused
-  past the memory it needs);
+- ``greedy``: level-wise greedy hitting set (:mod:`mptsearch.heuristics.greedy`'s orders,
+  computed on the sparse model by :mod:`.sparse_greedy`);
 - ``agglomerative``: agglomerative common intersection (:mod:`.sparse_agglomerative`);
 - ``peer``: average-linkage clustering baseline (:mod:`.peer`, quadratic: refused past the
   memory its m x m matrices need, with the size that fits);
@@ -119,17 +119,11 @@ def global_order(tr: SparseTrace, exact_n: int = GLOB_EXACT_N) -> tuple[list[int
     return order, exact, len(groups)
 
 
-def _dense_layout(tr: SparseTrace, method: str) -> tuple[Layout, str]:
-    memory.check(method, tr.m, tr.nnz)
-    inst = tr.to_instance()
-    if method == "greedy":
-        from ..heuristics.greedy import greedy
+def _peer_layout(tr: SparseTrace) -> tuple[Layout, str]:
+    memory.check("peer", tr.m, tr.nnz)
+    from .peer import peer_layout
 
-        lay = greedy(inst).layout
-    else:
-        from .peer import peer_layout
-
-        lay = peer_layout(inst)[0]
+    lay = peer_layout(tr.to_instance())[0]
     lens = np.array([len(s) for s in lay], dtype=np.int64)
     ip = np.zeros(len(lay) + 1, dtype=np.int64)
     np.cumsum(lens, out=ip[1:])
@@ -159,8 +153,13 @@ def _free_orders(tr: SparseTrace, method: str) -> tuple[Layout, str]:
         r = sparse_agglomerative(tr)
         note = "" if r.exact else f"{r.truncated} nearest-neighbour searches cut at the holder cap"
         return _expand(tr, r.indptr, r.order), note
-    if method in ("greedy", "peer"):
-        return _dense_layout(tr, method)
+    if method == "greedy":
+        from .sparse_greedy import sparse_greedy
+
+        memory.check(method, tr.m, tr.nnz)
+        return _expand(tr, tr.req_indptr, sparse_greedy(tr)), ""
+    if method == "peer":
+        return _peer_layout(tr)
     raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
 
 
@@ -170,11 +169,10 @@ def method_orders(trace, method: str, *, window: int | None = None, pin: int = 0
     if pin < 0:
         raise InstanceError(f"--pin must be >= 0, got {pin}")
     if method == "online":
-        from .online import online_layout
+        from .online import online_orders
 
         W = tr.size if window is None else window
-        rows = online_layout([tr.line(j).tolist() for j in range(tr.size)], tr.weights, W, pin)
-        seq = np.fromiter((x for s in rows for x in s), dtype=np.int32, count=len(tr.chunks))
+        seq = online_orders(tr.indptr, tr.chunks, tr.weights, W, pin).astype(np.int32)
         note = f"W={W}" + (f"; top-{pin} pinned last" if pin else "")
         return Layout(tr.indptr, seq), note
     if method not in METHODS:
@@ -251,18 +249,23 @@ class LayoutSummary:
 
 
 def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: int = 0,
-                   refuse_ok: bool = False, bound: bool = True) -> LayoutSummary:
+                   refuse_ok: bool = False, bound: bool = True, progress=None) -> LayoutSummary:
     """Run each method on the trace and summarise; see the module docstring.
 
     With ``refuse_ok`` a method refused for memory (:class:`.memory.MemoryRefusal`) becomes a
-    row saying so instead of stopping the run."""
+    row saying so instead of stopping the run. ``progress``, if given, is called with the name
+    of each step (``"bound"``, then each method) as it starts."""
     tr = as_sparse(trace)
+    step = progress or (lambda name: None)
     t0 = time.perf_counter()
+    if bound:
+        step("bound")
     b = mst_bound(tr) if bound else None
     s = LayoutSummary(tr.size, tr.m, tr.n, tr.tokens(), tr.production_cost(),
                       b.value if b else 0, b.exact if b else False,
                       time.perf_counter() - t0 if bound else -1.0, weights=tr.weights)
     for method in methods:
+        step(method)
         t0 = time.perf_counter()
         try:
             orders, note = method_orders(tr, method, window=window, pin=pin)
@@ -278,15 +281,20 @@ def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: in
 
 def compile_kernels() -> None:
     """Compile (or load from numba's on-disk cache) the kernels of every method, pinned and not,
-    and of both MST bound paths, on a four-line trace (milliseconds of work once compiled), so
-    that a command compiles before its clock starts, as ``enumerate`` does
+    of both MST bound paths and of the ``-o`` writer, on a four-line trace (milliseconds of work
+    once compiled), so that a command compiles before its clock starts, as ``enumerate`` does
     (:func:`mptsearch.enumerate.run.compile_kernels`)."""
     from .sparse import sparse_from_lists
 
+    import io
+
+    from .fastwrite import write_layout
+
     tr = sparse_from_lists([["a", "b", "c"], ["b", "a", "d"], ["c", "b"], ["a", "b", "c"]])
     for pin in (0, 1):
-        layout_summary(tr, METHODS, window=2, pin=pin, refuse_ok=True)
+        s = layout_summary(tr, METHODS, window=2, pin=pin, refuse_ok=True)
     mst_bound(tr, edge_budget=0)  # every chunk hot: the partner upper bound
+    write_layout(io.BytesIO(), tr, s.orders["production"], serving_rank(s.orders["production"]))  # what -o runs
 
 
 def serving_rank(orders: Layout) -> np.ndarray:

@@ -24,7 +24,7 @@ READ_BYTES_PER_FILE_BYTE = 5
 #: bytes per (distinct) chunk occurrence / per request, of the sparse methods
 _SPARSE_PER_NNZ = 120
 _SPARSE_PER_REQ = 150
-#: the dense small-instance methods build Python sets and tuples per occurrence
+#: the dense small-instance methods (the exact global DP) build Python sets and tuples per occurrence
 _DENSE_PER_NNZ = 400
 #: the peer baseline's m x m float64 matrices (distances, common counts, shifts, condensed copy)
 _PEER_MATRICES = 7
@@ -85,7 +85,7 @@ def estimate(method: str, m: int, nnz: int, *, edges: int = 0) -> tuple[int, str
     """(bytes, what dominates) for ``method`` on m distinct requests with nnz occurrences."""
     if method == "peer":
         return _PEER_MATRICES * 8 * m * m, f"{_PEER_MATRICES} dense {m} x {m} float64 matrices (average linkage is quadratic)"
-    if method in ("greedy", "global-exact"):
+    if method == "global-exact":
         return _DENSE_PER_NNZ * nnz + _SPARSE_PER_REQ * m, "per-request Python sets"
     if method == "mst":
         return 40 * edges + _SPARSE_PER_NNZ * nnz, f"{edges} overlap edges"
@@ -97,7 +97,7 @@ def max_requests(method: str, m: int, nnz: int, budget: int) -> int:
     k = nnz / max(m, 1)
     if method == "peer":
         return int(math.sqrt(budget / (_PEER_MATRICES * 8)))
-    per = (_DENSE_PER_NNZ if method == "greedy" else _SPARSE_PER_NNZ) * k + _SPARSE_PER_REQ
+    per = (_DENSE_PER_NNZ if method == "global-exact" else _SPARSE_PER_NNZ) * k + _SPARSE_PER_REQ
     return int(budget / per)
 
 

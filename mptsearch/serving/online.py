@@ -28,7 +28,7 @@ import numpy as np
 
 from ..instance import InstanceError
 
-__all__ = ["OnlineLayouter", "online_layout", "deepest_prefix"]
+__all__ = ["OnlineLayouter", "online_layout", "online_orders", "deepest_prefix"]
 
 
 def deepest_prefix(trie: dict, chunks: set, weights) -> list:
@@ -195,36 +195,41 @@ class OnlineLayouter:
         return self._run() if self._pending_ids else []
 
     def _run(self) -> list:
+        B = len(self._pending_ids)
+        fptr = np.zeros(B + 1, dtype=np.int64)
+        np.cumsum(np.array(self._fl, dtype=np.int64), out=fptr[1:])
+        pptr = np.zeros(B + 1, dtype=np.int64)
+        np.cumsum(np.array(self._pl, dtype=np.int64), out=pptr[1:])
+        outptr, out = self._batch(fptr, np.array(self._pending_free, dtype=np.int64), pptr,
+                                  np.array(self._pending_pin, dtype=np.int64))
+        labels = self._labels
+        flat = [labels[x] for x in out.tolist()]
+        cuts = outptr.tolist()
+        res = [(rid, flat[cuts[b]:cuts[b + 1]]) for b, rid in enumerate(self._pending_ids)]
+        self._pending_ids, self._pending_free, self._pending_pin, self._fl, self._pl = [], [], [], [], []
+        if self._since >= self.history:
+            self._rebuild()  # renumbers the labels: after they were read
+        return res
+
+    def _batch(self, fptr, fidx, pptr, pidx) -> tuple[np.ndarray, np.ndarray]:
+        """Lay out one batch given as internal ids (free chunks sorted per request, pinned ones
+        in relevance order); add it to the trie. Returns (outptr, out), the orders in CSR form.
+        The caller rebuilds the trie when ``history`` is reached (:meth:`_rebuild` renumbers)."""
         from ._online_kernels import online_batch
 
-        B = len(self._pending_ids)
-        fl = np.array(self._fl, dtype=np.int64)
-        pl = np.array(self._pl, dtype=np.int64)
-        fptr = np.zeros(B + 1, dtype=np.int64)
-        np.cumsum(fl, out=fptr[1:])
-        pptr = np.zeros(B + 1, dtype=np.int64)
-        np.cumsum(pl, out=pptr[1:])
+        B = len(fptr) - 1
         outptr = fptr + pptr
-        fidx = np.array(self._pending_free, dtype=np.int64)
-        pidx = np.array(self._pending_pin, dtype=np.int64)
         out = np.empty(int(outptr[-1]), dtype=np.int64)
         self._room(len(out))
         if len(self._mark) < len(self._labels):  # scratch the kernel leaves all -1
             self._mark = np.full(2 * len(self._labels), -1, dtype=np.int64)
         self._nnodes = online_batch(fptr, fidx, pptr, pidx, self._w, self._hkeys, self._hvals, self._tw,
                                     self._nnodes, self._mark, outptr, out)
-        labels = self._labels
-        flat = [labels[x] for x in out.tolist()]
-        cuts = outptr.tolist()
-        res = [(rid, flat[cuts[b]:cuts[b + 1]]) for b, rid in enumerate(self._pending_ids)]
         self._ring.append((outptr, out))
         self._ring_rows += B
-        self._pending_ids, self._pending_free, self._pending_pin, self._fl, self._pl = [], [], [], [], []
         self.served += B
         self._since += B
-        if self._since >= self.history:
-            self._rebuild()
-        return res
+        return outptr, out
 
     def _rebuild(self) -> None:
         """Keep only the last ``history`` sequences (and their chunk labels)."""
@@ -261,6 +266,41 @@ class OnlineLayouter:
     def trie_nodes(self) -> int:
         """Nodes of the trie of recently served sequences (memory is proportional to it)."""
         return self._nnodes - 1
+
+
+def online_orders(indptr: np.ndarray, seq: np.ndarray, weights, window: int, pin: int = 0) -> np.ndarray:
+    """The orders :func:`online_layout` gives the lines ``seq[indptr[j]:indptr[j+1]]`` (chunk
+    ids, each line without repeats), as one array in the same CSR form; nothing forgotten.
+
+    The batches go straight to the layouter's compiled step, without :meth:`OnlineLayouter.add`'s
+    per-request checks and label mapping (chunk ids are the internal ids here)."""
+    from ._sparse_kernels import sort_rows
+
+    indptr = np.asarray(indptr, dtype=np.int64)
+    seq = np.asarray(seq, dtype=np.int64)
+    M = len(indptr) - 1
+    w = np.asarray(weights, dtype=np.int64)
+    lay = OnlineLayouter(window, pin, history=max(1, M))  # never rebuilt: ids stay chunk ids
+    lay._labels = list(range(len(w)))
+    lay._index = {x: x for x in range(len(w))}
+    lay._w = np.zeros(max(1024, len(w)), dtype=np.int64)
+    lay._w[:len(w)] = w
+    out = np.empty(len(seq), dtype=np.int64)
+    W, T = lay.window, lay.pin
+    for a in range(0, M, W):
+        b = min(M, a + W)
+        lens = np.diff(indptr[a:b + 1])
+        part = seq[indptr[a]:indptr[b]]
+        i = np.arange(len(part), dtype=np.int64) - np.repeat(indptr[a:b] - indptr[a], lens)
+        pinned = i < T
+        pl = np.minimum(T, lens)
+        pptr = np.zeros(b - a + 1, dtype=np.int64)
+        np.cumsum(pl, out=pptr[1:])
+        fptr = np.zeros(b - a + 1, dtype=np.int64)
+        np.cumsum(lens - pl, out=fptr[1:])
+        _, got = lay._batch(fptr, sort_rows(fptr, part[~pinned]), pptr, part[pinned])
+        out[indptr[a]:indptr[b]] = got
+    return out
 
 
 def online_layout(lines: Sequence[Sequence[int]], weights, window: int, pin: int = 0,

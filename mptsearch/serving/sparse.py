@@ -148,11 +148,10 @@ def _assemble(ids, labels, weights, indptr, chunks) -> SparseTrace:
     M = len(indptr) - 1
     lens = np.diff(indptr)
     # sort each row by chunk id: a stable sort by (row, chunk)
-    rowid = np.repeat(np.arange(M, dtype=np.int64), lens)
-    perm = np.lexsort((chunks, rowid))
-    srt = chunks[perm].astype(np.int32)
+    from ._sparse_kernels import duplicate_groups, lex_order, sort_rows
+
+    srt = sort_rows(np.asarray(indptr, dtype=np.int64), np.asarray(chunks, dtype=np.int32))
     # duplicate sets: equal sorted rows are adjacent in lexicographic order
-    from ._sparse_kernels import duplicate_groups, lex_order
 
     line_request = duplicate_groups(indptr, srt, lex_order(indptr, srt))
     nreq = int(line_request.max())
@@ -251,14 +250,22 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
         ids.append(rec.get("id", lineno))
     if not lens:
         raise InstanceError(f"{where}: the trace has no requests")
+    return _finish(list(index), np.frombuffer(flat, dtype=np.int64), np.frombuffer(toks, dtype=np.int64),
+                   np.frombuffer(lens, dtype=np.int64), ids, where_line, where)
+
+
+def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarray, ids: list, where_line,
+            where: str) -> SparseTrace:
+    """The checks across lines (unique ids, one token count per chunk) and the sparse model,
+    from the lines' interned chunk ids (``seen``: labels in first-seen order)."""
     check_unique_ids(ids, where_line, where)
-    flat_a = np.frombuffer(flat, dtype=np.int64)
-    toks_a = np.frombuffer(toks, dtype=np.int64)
-    lens_a = np.frombuffer(lens, dtype=np.int64)
-    n = len(index)
-    # a chunk's token count must be the one its first line gave
-    first_pos = np.full(n, len(flat_a), dtype=np.int64)
-    np.minimum.at(first_pos, flat_a, np.arange(len(flat_a), dtype=np.int64))
+    n = len(seen)
+    # a chunk's token count must be the one its first line gave; ids are numbered in first-seen
+    # order, so a chunk's first occurrence is where the running maximum of the ids grows
+    grows = np.ones(len(flat_a), dtype=np.bool_)
+    run = np.maximum.accumulate(flat_a)
+    grows[1:] = run[1:] > run[:-1]
+    first_pos = np.flatnonzero(grows)
     tok_of = toks_a[first_pos]
     bad = np.flatnonzero(toks_a != tok_of[flat_a])
     indptr = np.zeros(len(lens_a) + 1, dtype=np.int64)
@@ -267,14 +274,13 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
         p = int(bad[0])
         row = int(np.searchsorted(indptr, p, side="right")) - 1
         x = int(flat_a[p])
-        lab = next(lab for lab, v in index.items() if v == x)
+        lab = seen[x]
         row0 = int(np.searchsorted(indptr, first_pos[x], side="right")) - 1
         raise _bad(where, where_line[row], f"chunk {lab!r} has {int(toks_a[p])} tokens but line "
                                            f"{where_line[row0]} gave it {int(tok_of[x])}")
     # chunk ids in sorted label order
-    seen = list(index)
     srt = sorted(range(n), key=seen.__getitem__)
-    labels = tuple(seen[i] for i in srt)
+    labels = tuple(map(seen.__getitem__, srt))
     remap = np.empty(n, dtype=np.int64)
     remap[np.asarray(srt, dtype=np.int64)] = np.arange(n, dtype=np.int64)
     weights = np.empty(n, dtype=np.int64)
@@ -283,11 +289,21 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
 
 
 def read_sparse(path: str, stdin=None) -> SparseTrace:
-    """Read a JSONL trace file (``-``: standard input) into a :class:`SparseTrace`."""
+    """Read a JSONL trace file (``-``: standard input) into a :class:`SparseTrace`.
+
+    A file is first read by :func:`.fastread.read_fast` (orjson, in batches); on anything it does
+    not accept (a malformed or unusual line, a blank line, a read error) the file is read again
+    by :func:`parse_sparse`, which names the offending line, so the result or the one-line error
+    is the same either way."""
     if path == "-":
         import sys
 
         return parse_sparse(stdin if stdin is not None else sys.stdin, where="<stdin>")
+    from .fastread import read_fast
+
+    fast = read_fast(path, MAX_CHUNK_TOKENS)
+    if fast is not None:
+        return _finish(*fast, where=str(path))
     try:
         with open(path, encoding="utf-8") as fh:
             return parse_sparse(fh, where=str(path))

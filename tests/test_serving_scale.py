@@ -1,0 +1,255 @@
+"""Serving at scale (issue 28, point 6): the fast paths give the outputs of the slow ones.
+
+Each fast path is checked against the code it replaced, kept as a slow twin: the dense
+greedy (:func:`mptsearch.heuristics.greedy.greedy`), the Python LRU caches
+(``tests/naive.py``), the line-by-line ``json`` reader and writer."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from mptsearch.heuristics.greedy import greedy
+from mptsearch.serving.cache import SCHEDULES, simulate
+from mptsearch.serving.layout import method_orders
+from mptsearch.serving.sparse import Layout, sparse_from_lists
+from mptsearch.serving.sparse_greedy import sparse_greedy
+from mptsearch.serving.synthetic import retrieval_trace, write_jsonl
+
+from .naive import naive_simulate
+from .strategies import instances
+
+
+def random_rows(rng, m, n, wmax):
+    rows = [[f"c{x}" for x in rng.choice(n, int(rng.integers(1, n + 1)), replace=False)] for _ in range(m)]
+    return rows, {f"c{x}": int(rng.integers(1, wmax + 1)) for x in range(n)}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 12), st.sampled_from([1, 3, 1000]))
+def test_sparse_greedy_gives_the_dense_greedys_orders(seed, m, n, wmax):
+    # ties (unit or few weights) are where a different tie rule would show
+    rows, tok = random_rows(np.random.default_rng(seed), m, n, wmax)
+    tr = sparse_from_lists(rows, tok)
+    dense = greedy(tr.to_instance()).layout
+    assert sparse_greedy(tr).tolist() == [x for s in dense for x in s]
+
+
+def test_sparse_greedy_on_a_retrieval_trace_and_per_line():
+    ch, tok = retrieval_trace(1500, seed=3)
+    tr = sparse_from_lists(ch, tok)
+    dense = greedy(tr.to_instance()).layout
+    lay, _ = method_orders(tr, "greedy")
+    assert lay.rows() == [tuple(dense[r]) for r in tr.line_request.tolist()]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 25), st.integers(1, 7), st.sampled_from(SCHEDULES),
+       st.sampled_from([1, 1, 2, 4, 16]), st.integers(1, 5), st.sampled_from([None, 0, 2]), st.integers(0, 4))
+def test_compiled_simulation_serves_as_the_python_caches_do(seed, m, n, schedule, B, W, fcfs, capkind):
+    # repeated lines, prefixes of other lines, capacities below, at and above the largest request
+    rng = np.random.default_rng(seed)
+    seqs = [tuple(int(x) for x in rng.choice(n, int(rng.integers(1, n + 1)), replace=False)) for _ in range(m)]
+    w = rng.integers(1, 30, size=n)
+    L = max(int(w[list(s)].sum()) for s in seqs)
+    cap = [None, 0, L, 2 * L, int(rng.integers(0, 3 * L + 1))][capkind]
+    if schedule == "dfs-weight":
+        B = 1
+    r = simulate(w, seqs, cap, schedule, W, block_size=B, lpm_fcfs_above=fcfs)
+    assert (r.prefill, r.order) == naive_simulate(w, seqs, cap, schedule, W, block_size=B, lpm_fcfs_above=fcfs)
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_compiled_simulation_on_a_retrieval_trace(schedule):
+    ch, tok = retrieval_trace(400, seed=1)
+    tr = sparse_from_lists(ch, tok)
+    lay = Layout(tr.indptr, tr.chunks)
+    seqs = lay.rows()
+    L = max(int(tr.weights[list(s)].sum()) for s in seqs)
+    for B in ((1,) if schedule == "dfs-weight" else (1, 16)):
+        r = simulate(tr.weights, lay, 3 * L, schedule, 32, block_size=B, lpm_fcfs_above=20)
+        assert (r.prefill, r.order) == naive_simulate(tr.weights, seqs, 3 * L, schedule, 32, block_size=B,
+                                                      lpm_fcfs_above=20)
+
+
+GOOD = ['{"id": "a", "chunks": ["x", "y"], "tokens": [3, 4]}', '{"id": "b", "chunks": ["y", "z"], "tokens": [4, 5]}']
+ODD = {  # traces the fast reader must hand to the slow one, or read exactly as it does
+    "plain": GOOD,
+    "no ids": ['{"chunks": ["x"], "tokens": [1]}', '{"chunks": ["x", "w"], "tokens": [1, 2]}'],
+    "int labels": ['{"chunks": [1, 2], "tokens": [3, 4]}', '{"chunks": [2], "tokens": [4]}'],
+    "int label then a bool": ['{"chunks": [1, 2], "tokens": [3, 4]}', '{"chunks": [true], "tokens": [3]}'],
+    "int label then a float": ['{"chunks": [1, 2], "tokens": [3, 4]}', '{"chunks": [1.0], "tokens": [3]}'],
+    "mixed kinds": ['{"chunks": [1, 2], "tokens": [3, 4]}', '{"chunks": ["1"], "tokens": [3]}'],
+    "mixed in a line": ['{"chunks": [1, "2"], "tokens": [3, 4]}'],
+    "unicode": ['{"id": "ü", "chunks": ["é\\"x", "b\\\\", "\\u2028c"], "tokens": [1, 2, 3]}'],
+    "lone surrogate": ['{"chunks": ["\\ud800"], "tokens": [1]}'],
+    "blank line": [GOOD[0], "", GOOD[1]],
+    "spaces line": [GOOD[0], "   ", GOOD[1]],
+    "blank first": ["", GOOD[0]],
+    "crlf": [g + "\r" for g in GOOD],
+    "lone cr": ['{"chunks": ["x"],\r "tokens": [1]}'],
+    "lone cr last": [GOOD[0], GOOD[1] + "\r"],
+    "NaN token": ['{"chunks": ["x"], "tokens": [NaN]}'],
+    "float token": ['{"chunks": ["x"], "tokens": [1.0]}'],
+    "bool token": ['{"chunks": ["x"], "tokens": [true]}'],
+    "zero token": ['{"chunks": ["x"], "tokens": [0]}'],
+    "huge token": ['{"chunks": ["x"], "tokens": [100000000000000000000000]}'],
+    "int64 token": ['{"chunks": ["x"], "tokens": [9223372036854775807]}'],
+    "2^32 token": ['{"chunks": ["x"], "tokens": [4294967296]}'],
+    "2^32 + 1 token": ['{"chunks": ["x"], "tokens": [4294967297]}'],
+    "float id": ['{"id": 2.5, "chunks": ["x"], "tokens": [1]}'],
+    "huge negative id": ['{"id": -9223372036854775809, "chunks": ["x"], "tokens": [1]}'],
+    "list id": ['{"id": [1, "a"], "chunks": ["x"], "tokens": [1]}'],
+    "repeated id": [GOOD[0], GOOD[0]],
+    "repeated chunk": ['{"chunks": ["x", "x"], "tokens": [1, 1]}'],
+    "token mismatch": ['{"chunks": ["x"], "tokens": [1]}', '{"chunks": ["x"], "tokens": [2]}'],
+    "chunks null": ['{"chunks": null, "tokens": [1]}'],
+    "no tokens": ['{"chunks": ["x"]}'],
+    "lengths differ": ['{"chunks": ["x", "y"], "tokens": [1]}'],
+    "empty chunks": ['{"chunks": [], "tokens": []}'],
+    "array line": ['["x"]'],
+    "malformed": [GOOD[0], '{"chunks": ["x"], "tokens": [1]'],
+    "deep": ['{"chunks": ' + "[" * 3000 + "]" * 3000 + ', "tokens": [1]}'],
+    "duplicate key": ['{"chunks": ["x"], "chunks": ["y"], "tokens": [1]}'],
+}
+
+
+def _outcome(read):
+    try:
+        tr = read()
+    except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
+        return type(exc).__name__, str(exc)
+    return (tr.ids, tr.labels, tr.weights.tolist(), tr.indptr.tolist(), tr.chunks.tolist(),
+            tr.req_indptr.tolist(), tr.req_chunks.tolist(), tr.line_request.tolist())
+
+
+@pytest.mark.parametrize("case", sorted(ODD))
+def test_fast_reader_reads_as_the_line_parser_does(case, tmp_path, monkeypatch):
+    from mptsearch.serving import fastread
+    from mptsearch.serving.sparse import parse_sparse, read_sparse
+
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(ODD[case]) + "\n", encoding="utf-8")
+    for batch in (8 << 20, 40):  # one batch, and a batch every line or two
+        monkeypatch.setattr(fastread, "BATCH_BYTES", batch)
+        with open(path, encoding="utf-8") as fh:
+            slow = _outcome(lambda: parse_sparse(fh, where=str(path)))
+        assert _outcome(lambda: read_sparse(str(path))) == slow
+
+
+def test_fast_reader_takes_the_plain_traces_itself(tmp_path):
+    from mptsearch.serving.fastread import read_fast
+
+    path = tmp_path / "t.jsonl"
+    ch, tok = retrieval_trace(300, seed=2)
+    write_jsonl(str(path), ch, tok)
+    assert read_fast(str(path), 2**32) is not None
+    path.write_text("\n".join(ODD["blank line"]) + "\n")
+    assert read_fast(str(path), 2**32) is None
+    path.write_bytes(b'{"chunks": ["\xff"], "tokens": [1]}\n')
+    assert read_fast(str(path), 2**32) is None
+
+
+@pytest.mark.parametrize("ids", [None, ["ü", [1, "a"], 2.5], ["a", "b", "c"], [10, 0, 7]])
+def test_layout_writer_writes_what_json_dumps_wrote(ids):
+    import io
+
+    from mptsearch.serving.fastwrite import write_layout
+    from mptsearch.serving.layout import serving_rank
+
+    from .naive import naive_write_layout
+
+    tr = sparse_from_lists([["é\"x", "b\\", "\u2028c"], ["b\\", "é\"x"], ["\x01"]], ids=ids)
+    for method in ("production", "greedy"):
+        lay, _ = method_orders(tr, method)
+        fast, slow = io.BytesIO(), io.StringIO()
+        write_layout(fast, tr, lay, serving_rank(lay))
+        naive_write_layout(slow, tr, lay)
+        assert fast.getvalue().decode("utf-8") == slow.getvalue()
+
+
+def test_layout_out_file_matches_the_old_writer_on_a_retrieval_trace(tmp_path, monkeypatch):
+    import io
+
+    from mptsearch.cli import main
+    from mptsearch.serving import fastwrite
+    from mptsearch.serving.sparse import read_sparse
+
+    from .naive import naive_write_layout
+
+    path, out = tmp_path / "t.jsonl", tmp_path / "lay.jsonl"
+    ch, tok = retrieval_trace(700, seed=4)
+    write_jsonl(str(path), ch, tok)
+    monkeypatch.setattr(fastwrite, "BATCH_LINES", 100)  # several batches
+    assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "-o", str(out)]) == 0
+    tr = read_sparse(str(path))
+    lay, _ = method_orders(tr, "agglomerative")
+    slow = io.StringIO()
+    naive_write_layout(slow, tr, lay)
+    assert out.read_text(encoding="utf-8") == slow.getvalue()
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(max_n=8, max_m=12))
+def test_solves_greedy_is_the_dense_greedy(inst):
+    from mptsearch.solve import solve
+
+    s = solve(inst, methods=["greedy"])
+    g = greedy(inst)
+    assert s.values["greedy"] == g.cost and s.layout == g.layout
+
+
+def test_solve_skips_the_quadratic_methods_past_max_dense_m(capsys):
+    import json
+
+    from mptsearch.cli import main
+
+    inst = "012 013 023 123 014 124"
+    assert main(["solve", inst, "--max-dense-m", "5", "--json", "-q"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for name in ("agglomerative", "lower_bound"):
+        assert doc[name] is None and "exceeds --max-dense-m 5" in doc["skipped"][name]
+    assert doc["greedy"] is not None and doc["opt_free"] is not None
+    assert main(["solve", inst, "--max-dense-m", "6", "--json", "-q"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["agglomerative"] is not None and doc["lower_bound"] is not None
+
+
+def test_layout_and_simulate_show_their_steps_on_a_terminal_bar(monkeypatch, capsys, tmp_path):
+    from mptsearch.cli import _common, main
+
+    shown, kw = [], {}
+
+    class Bar:
+        n = 0
+
+        def update(self, k):
+            self.n += k
+
+        def set_postfix_str(self, text, refresh=True):
+            shown.append(text)
+
+        def refresh(self):
+            pass
+
+        def close(self):
+            shown.append(("closed", self.n))
+
+    monkeypatch.setattr(_common, "progress_bar", lambda quiet, **k: kw.update(k) or Bar())
+    out = str(tmp_path / "lay.jsonl")
+    assert main(["layout", "tests/data/serving_small.jsonl", "--window", "8", "-o", out]) == 0
+    assert kw["total"] == 10 and kw["delay"] > 0
+    assert shown == ["read", "bound", "production", "popularity", "global", "greedy", "agglomerative", "peer",
+                     "online", "write", ("closed", 9)]
+    shown.clear()
+    assert main(["simulate", "tests/data/serving_small.jsonl", "--layout", out, "--capacity", "2x"]) == 0
+    assert kw["total"] == 3 and shown == ["read", "read layout", "serve", ("closed", 2)]
+
+
+@pytest.mark.parametrize("W, pin", [(1, 0), (3, 0), (7, 2), (10**6, 0), (10**6, 1)])
+def test_online_orders_are_the_streaming_layouters(W, pin):
+    from mptsearch.serving.online import online_layout, online_orders
+
+    ch, tok = retrieval_trace(600, seed=5)
+    tr = sparse_from_lists(ch, tok)
+    rows = online_layout([tr.line(j).tolist() for j in range(tr.size)], tr.weights, W, pin)
+    assert online_orders(tr.indptr, tr.chunks, tr.weights, W, pin).tolist() == [x for r in rows for x in r]
