@@ -33,7 +33,7 @@ def certify_blend(inst, num: int, den: int) -> dict:
     O(3^m) (the exact DP) plus the verification's methods.
     """
     from ..canonical import canonical_form
-    from ..exact.prefix_sets import opt_free_auto as opt_free
+    from ..exact.auto import opt_free_auto as opt_free
     from ..search.verification import CertificateError, verification
     from ..trie import trie_cost
     from .model import BlendParams, price_layout
