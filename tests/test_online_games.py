@@ -160,11 +160,19 @@ def test_sliding_opt_free_formula_against_the_dp(k):
     for L in range(1, k + 2):
         reqs = [list(range(j, j + k)) for j in range(L)]
         assert opt(reqs) == sliding_opt_free(k, L) == k + min_external_path_length(L) - L + 1
-    for L in range(k + 2, min(k + 6, 12)):
+    for L in range(k + 2, min(k + 6, 12)):  # (c) holds, and is not tight here (computed)
         reqs = [list(range(j, j + k)) for j in range(L)]
-        assert opt(reqs) >= sliding_opt_free_lower(k, L)
+        assert opt(reqs) > sliding_opt_free_lower(k, L)
     with pytest.raises(ValueError):
         sliding_opt_free(k, k + 2)
+
+
+def test_sliding_lower_bound_beyond_k_plus_1_is_tight_at_k_1():
+    """Theorem 3c (c) is attained at k = 1 (L singletons: OPT_free = n = L), the only size
+    within the DP's reach where it is (k = 2..6 up to L = 13 it is strict), so an off-by-one in
+    ``sliding_opt_free_lower`` fails here."""
+    for L in range(3, 12):
+        assert opt([[j] for j in range(L)]) == sliding_opt_free_lower(1, L) == L
 
 
 def test_sliding_lower_bound_is_attained_by_a_balanced_line_hierarchy():
@@ -304,24 +312,77 @@ class _RandomCommitter:
         return []
 
 
-@pytest.mark.parametrize("W,seed", [(1, 0), (2, 1), (3, 2), (2, 3)])
+class _SlotZeroReverses:
+    """A window-W committer that commits on arrival, largest chunk first in slot 0 (positions
+    0, W, 2W, ...), smallest first elsewhere."""
+
+    def __init__(self, window):
+        self.window = window
+
+    def add(self, req, id):
+        return [(id, sorted(req, reverse=id % self.window == 0))]
+
+    def flush(self):
+        return []
+
+
+def _blocks_strategy(k, n):
+    """A variable-length adversary on disjoint blocks: request j of a copy is k fresh chunks; a
+    copy stops after n requests, or after one if its first order starts with its largest chunk."""
+    def strategy(hist):
+        if len(hist) == n or (hist and hist[0][1][0] == max(hist[0][0])):
+            return None
+        return list(range(len(hist) * k, (len(hist) + 1) * k))
+    return strategy
+
+
+def _slot_accounting(reqs, orders, owner, W, k, n, stopped):
+    """Theorem 4 (3) term by term on one run of ``slot_interleave``: a copy's requests are W
+    apart; T and OPT_free add over copies; at most W - 1 copies are unfinished (the slot whose
+    copy stopped last has none), each with <= n - 1 requests; loss = their OPT_free <= (W - 1) k
+    (n - 1) <= W k (n - 1); the stopped copies pay >= rho' (OPT_free - loss). ``stopped(rs, os)``
+    says whether a copy with requests rs and orders os has stopped. Returns (the stopped copies'
+    cost, rho', the unfinished copies' OPT_free, OPT_free)."""
+    per = {}
+    for j, c in enumerate(owner):
+        per.setdefault(c, []).append(j)
+    for js in per.values():
+        assert all(b - a == W for a, b in zip(js, js[1:]))
+    assert trie_cost(orders) == sum(trie_cost([orders[j] for j in js]) for js in per.values())
+    total_opt = opt(reqs)
+    cost = {c: trie_cost([orders[j] for j in js]) for c, js in per.items()}
+    copt = {c: opt([reqs[j] for j in js]) for c, js in per.items()}
+    assert total_opt == sum(copt.values())
+    done = [c for c, js in per.items() if stopped([reqs[j] for j in js], [orders[j] for j in js])]
+    unfinished = [c for c in per if c not in done]
+    assert len(unfinished) <= W - 1 and all(len(per[c]) <= n - 1 for c in unfinished)
+    loss = sum(copt[c] for c in unfinished)
+    assert loss <= (W - 1) * k * (n - 1) <= W * k * (n - 1)
+    rho = min(Fraction(cost[c], copt[c]) for c in done)
+    stopped_cost = sum(cost[c] for c in done)
+    assert stopped_cost >= rho * (total_opt - (W - 1) * k * (n - 1))
+    assert trie_cost(orders) >= stopped_cost
+    return stopped_cost, rho, loss, total_opt
+
+
+@pytest.mark.parametrize("W,seed", [(1, 0), (2, 1), (3, 2), (2, 3), (4, 4)])
 def test_slot_interleaving_accounting(W, seed):
-    """Copies add (cost and OPT_free), each finished copy keeps its own ratio, and the loss is
-    at most the OPT_free of the <= W unfinished copies, each <= k (n - 1) (Theorem 4)."""
+    """Theorem 4 (3): the nested chain (stopping early) against a random committer, and a
+    blocks adversary whose W - 1 unfinished copies each hold n - 1 disjoint requests, so the
+    loss (W - 1) k (n - 1) is attained and the stopped copies pay exactly rho' (OPT_free - loss):
+    a smaller loss term fails (at W >= 3 also W k (n - 2) and W (k - 1)(n - 1))."""
     from mptsearch.online_games import nested_chain_strategy, slot_interleave
 
     k, copies = 3, 5
     reqs, orders, owner = slot_interleave(nested_chain_strategy(k, stop_on_smallest=True), W, copies,
                                           _RandomCommitter(seed), labels_per_copy=k)
-    ids = sorted(set(owner))
-    per = {c: [j for j in range(len(reqs)) if owner[j] == c] for c in ids}
-    for c, js in per.items():  # a copy's requests are exactly W positions apart
-        assert all(b - a == W for a, b in zip(js, js[1:]))
-    assert trie_cost(orders) == sum(trie_cost([orders[j] for j in js]) for js in per.values())
-    total_opt = opt(reqs)
-    assert total_opt == sum(opt([reqs[j] for j in js]) for js in per.values())
-    finished = [c for c, js in per.items() if len(reqs[js[-1]]) == 1 or orders[js[-1]][0] == min(reqs[js[-1]])]
-    unfinished = [c for c in ids if c not in finished]
-    assert len(finished) >= copies - 1 and len(unfinished) <= W
-    rho = min(Fraction(trie_cost([orders[j] for j in per[c]]), opt([reqs[j] for j in per[c]])) for c in finished)
-    assert trie_cost(orders) >= rho * (total_opt - W * k * (k - 1))
+    nested_stop = lambda rs, os: len(rs[-1]) == 1 or os[-1][0] == min(rs[-1])  # noqa: E731
+    _slot_accounting(reqs, orders, owner, W, k, k, nested_stop)
+
+    k, n = 2, 3
+    reqs, orders, owner = slot_interleave(_blocks_strategy(k, n), W, n - 1, _SlotZeroReverses(W),
+                                          labels_per_copy=k * n)
+    blocks_stop = lambda rs, os: len(rs) == n or os[0][0] == max(rs[0])  # noqa: E731
+    stopped_cost, rho, loss, total_opt = _slot_accounting(reqs, orders, owner, W, k, n, blocks_stop)
+    assert (rho, loss, total_opt) == (1, (W - 1) * k * (n - 1), W * k * (n - 1))
+    assert stopped_cost == rho * (total_opt - loss) == k * (n - 1)
