@@ -145,7 +145,7 @@ def main(argv=None):
         for meth in LAYOUTS:
             with run.timed(f"{name}_{meth}"):
                 lay, _ = method_orders(sp, meth)
-                tab = node_table(sp.weights, lay.rows())
+                tab = node_table(sp.weights, lay)
                 for r in R_VALUES:
                     for beta, per in [(b, False) for b in BETAS] + [(1.0, True)]:
                         for pt in frontier(tab, r, beta, per):
