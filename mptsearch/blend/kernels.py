@@ -66,34 +66,34 @@ def trie_nodes(indptr, seq, n_chunks):
 
 
 @njit(cache=True)
-def _mark(v, parent, chunk, mark, tag):
-    """Stamp the context of node v (its ancestors' chunks) with ``tag``; its size."""
+def _walk(v, parent, chunk, mark, tag, other, other_tag):
+    """Stamp the context of node v (its ancestors' chunks) with ``tag`` in ``mark``; return
+    (its size, how many of its chunks ``other`` holds stamped ``other_tag``)."""
     size = 0
+    common = 0
     a = parent[v]
     while a >= 0:
         c = chunk[a]
         if mark[c] != tag:
             mark[c] = tag
             size += 1
+            if other[c] == other_tag:
+                common += 1
         a = parent[a]
-    return size
+    return size, common
+
+
+@njit(cache=True)
+def _mark(v, parent, chunk, mark, tag):
+    """Stamp the context of node v with ``tag`` (tags are positive); its size."""
+    return _walk(v, parent, chunk, mark, tag, mark, -1)[0]
 
 
 @njit(cache=True)
 def _difference(u, size_v, tag_v, parent, chunk, mark_v, mark_u, tag_u):
     """|P_u symmetric-difference P_v| for a node v whose context (of ``size_v`` chunks) is
     stamped ``tag_v`` in ``mark_v``."""
-    size_u = 0
-    common = 0
-    a = parent[u]
-    while a >= 0:
-        c = chunk[a]
-        if mark_u[c] != tag_u:
-            mark_u[c] = tag_u
-            size_u += 1
-            if mark_v[c] == tag_v:
-                common += 1
-        a = parent[a]
+    size_u, common = _walk(u, parent, chunk, mark_u, tag_u, mark_v, tag_v)
     return size_u + size_v - 2 * common
 
 
