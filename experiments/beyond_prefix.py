@@ -19,7 +19,10 @@ Writes results/beyond_prefix/:
 
 Traces: FanOutQA x Wikipedia BM25 at k = 5, 10, 20 (built into results/beyond_prefix/_work/ with
 ``mptsearch trace`` when the ``trace`` extra is installed; skipped with a note otherwise) and the
-synthetic retrieval trace of :mod:`mptsearch.serving.synthetic` (``--synthetic`` requests).
+synthetic retrieval trace of :mod:`mptsearch.serving.synthetic` (``--synthetic`` requests, one trace
+per size given: ``--synthetic 20000 1000000`` adds the million-request trace), written as JSONL into
+results/beyond_prefix/_work/ and read back sparse. A layout is priced by the compiled node table of
+:mod:`mptsearch.blend.kernels` (seconds at 1M requests).
 """
 
 from __future__ import annotations
@@ -94,9 +97,34 @@ def _search(run, seed):
     return rows
 
 
-def _traces(run, synthetic: int, seed: int) -> tuple[dict, list]:
-    from mptsearch.serving.synthetic import retrieval_trace
-    from mptsearch.serving.trace import read_trace, trace_from_lists
+def _synthetic(run, work, size: int, seed: int):
+    """The synthetic trace of ``size`` requests, written once as JSONL into ``work`` and read
+    back as a sparse trace (the in-memory Instance of 1M requests costs minutes and GiB)."""
+    import os
+
+    from mptsearch.serving.sparse import read_sparse
+    from mptsearch.serving.synthetic import retrieval_trace, write_jsonl
+
+    path = work / f"synthetic_{size}_s{seed}.jsonl"
+    if not path.exists():
+        with run.timed(f"synthetic_{size}_generate"):
+            chunks, tokens = retrieval_trace(size, seed)
+            write_jsonl(str(path) + ".part", chunks, tokens)
+            del chunks, tokens
+            os.replace(str(path) + ".part", path)
+    with run.timed(f"synthetic_{size}_read"):
+        tr = read_sparse(str(path))
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(block)
+    run.write_json(f"synthetic_{size}_info.json", {"trace_sha256": digest.hexdigest(), "lines": tr.size,
+                                                    "seed": seed, "chunks": tr.n, "positions": int(tr.indptr[-1])})
+    return tr
+
+
+def _traces(run, synthetic, seed: int) -> tuple[dict, list]:
+    from mptsearch.serving.trace import read_trace
 
     notes, out = [], {}
     work = run.dir / "_work"
@@ -118,17 +146,21 @@ def _traces(run, synthetic: int, seed: int) -> tuple[dict, list]:
         same = json.loads(ref.read_text()).get("trace_sha256") == digest if ref.exists() else None
         run.write_json(f"trace_k{k}_info.json", {"trace_sha256": digest, "same_as_results_serving": same,
                                                   "lines": out[f"fanoutqa_k{k}"].size})
-    chunks, tokens = retrieval_trace(synthetic, seed)
-    out[f"synthetic_{synthetic}"] = trace_from_lists([str(j) for j in range(len(chunks))], chunks, tokens)
+    for size in synthetic:
+        out[f"synthetic_{size}"] = _synthetic(run, work, size, seed)
     return out, notes
 
 
 def main(argv=None):
     p = parser(__doc__.splitlines()[0])
-    p.add_argument("--synthetic", type=int, default=20000, help="requests of the synthetic trace")
+    p.add_argument("--synthetic", type=int, nargs="+", default=[20000], metavar="M",
+                   help="requests of each synthetic trace (e.g. 20000 1000000: the million-request trace too, "
+                        "about 6 minutes more on 2 cores)")
     args = p.parse_args(argv)
+    if min(args.synthetic) < 1:
+        p.error("--synthetic sizes must be positive")
     config = {"r": R_VALUES, "beta": BETAS, "layouts": LAYOUTS, "greedy_prices": GREEDY_PRICES,
-              "synthetic_requests": args.synthetic, "synthetic": "mptsearch.serving.synthetic.retrieval_trace defaults"}
+              "synthetic_requests": args.synthetic if len(args.synthetic) > 1 else args.synthetic[0], "synthetic": "mptsearch.serving.synthetic.retrieval_trace defaults"}
     run = Run("beyond_prefix", config, args.seed, args.out)
     from mptsearch.blend.heuristic import frontier, node_table, price_first, price_greedy
     from mptsearch.blend.model import BlendParams
@@ -145,7 +177,7 @@ def main(argv=None):
         for meth in LAYOUTS:
             with run.timed(f"{name}_{meth}"):
                 lay, _ = method_orders(sp, meth)
-                tab = node_table(sp.weights, lay.rows())
+                tab = node_table(sp.weights, lay)
                 for r in R_VALUES:
                     for beta, per in [(b, False) for b in BETAS] + [(1.0, True)]:
                         for pt in frontier(tab, r, beta, per):

@@ -305,3 +305,73 @@ def naive_cover_pairs(sets) -> set:
     nodes = set(sets) | {frozenset()}
     return {(x, y) for x in nodes for y in nodes
             if x < y and not any(x < z < y for z in nodes)}
+
+
+def naive_blend_node_table(weights, rows):
+    """Twin of :func:`mptsearch.blend.heuristic.node_table`: the trie of ``rows`` (served in
+    order) as nested dicts, every node's context materialised as a frozenset of the chunks
+    before it in the line creating it. Returns a dict with ``w``, ``d_first``, ``through``
+    (numpy int64 arrays in creation order), ``nodes`` ((chunk, context, through) per node),
+    ``tokens`` and ``distinct``."""
+    import numpy as np
+
+    root: dict = {}
+    made, count = [], {}
+    for seq in rows:
+        node = root
+        for p, x in enumerate(seq):
+            nxt = node.get(x)
+            if nxt is None:
+                nxt = node[x] = {}
+                made.append((int(x), frozenset(int(y) for y in seq[:p]), id(nxt)))
+            count[id(nxt)] = count.get(id(nxt), 0) + 1
+            node = nxt
+    nodes = [(x, ctx, count[key]) for x, ctx, key in made]
+    first: dict = {}
+    w, d = [], []
+    for x, ctx, _ in nodes:
+        w.append(int(weights[x]))
+        if x in first:
+            d.append(len(first[x] ^ ctx))
+        else:
+            first[x] = ctx
+            d.append(-1)
+    return {"w": np.array(w, dtype=np.int64), "d_first": np.array(d, dtype=np.int64),
+            "through": np.array([t for _, _, t in nodes], dtype=np.int64), "nodes": nodes,
+            "tokens": sum(int(weights[x]) for seq in rows for x in seq),
+            "distinct": sum(int(weights[x]) for x in first)}
+
+
+def naive_blend_first(table, r, price, beta, per_answer=False):
+    """(cost, loss) of the one-copy rule on :func:`naive_blend_node_table`'s table, with the
+    numpy sums of the Python rule the compiled table feeds (the same floating-point order)."""
+    later = table["d_first"] >= 0
+    unit = (1.0 + beta * table["d_first"]) * (table["through"] if per_answer else 1)
+    blend = later & (r + price * unit < 1.0)
+    wf = table["w"].astype(float)
+    return float(wf[~blend].sum() + r * wf[blend].sum()), float((wf * unit)[blend].sum())
+
+
+def naive_blend_greedy(table, r, price, beta, per_answer=False, cap=32):
+    """(cost, loss) of the greedy rule, node by node over frozenset contexts: a node blends
+    from the nearest of its chunk's first full copy and ``cap`` most recent full copies iff
+    r + price (1 + beta d) (times the lines through it, per answer) < 1, else it is full and
+    becomes a copy."""
+    copies: dict = {}
+    cost = loss = 0.0
+    for (x, ctx, through), w in zip(table["nodes"], table["w"]):
+        w = float(w)
+        have = copies.get(x)
+        if have is None:
+            copies[x] = [ctx]
+            cost += w
+            continue
+        d = min(len(c ^ ctx) for c in (have[0], *have[-cap:]))
+        unit = (1.0 + beta * d) * (through if per_answer else 1)
+        if r + price * unit < 1.0:
+            cost += r * w
+            loss += w * unit
+        else:
+            cost += w
+            have.append(ctx)
+    return cost, loss

@@ -18,11 +18,10 @@ order (docs/beyond_prefix.md, section 1.2). Two mode rules:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
-
 import numpy as np
 
-from .model import BlendParams, layout_nodes
+from .kernels import first_differences, greedy_prices, trie_nodes
+from .model import BlendParams
 
 __all__ = ["NodeTable", "node_table", "price_first", "price_greedy", "best_copy", "frontier", "FrontierPoint"]
 
@@ -32,16 +31,20 @@ class NodeTable:
     """The trie nodes of a layout in creation order, as arrays.
 
     ``w[j]`` the weight of node j, ``d_first[j]`` its context difference to the first node of
-    its chunk (-1 for first nodes), ``through[j]`` the lines through it, ``tokens`` the
-    prefill with no reuse (sum over lines), ``distinct`` = w(U).
+    its chunk (-1 for first nodes), ``through[j]`` the lines through it, ``chunk[j]`` its chunk
+    and ``parent[j]`` its parent node (-1: a child of the root; a node's context is the chunks
+    on its root path), ``n_chunks`` the number of chunk ids, ``tokens`` the prefill with no
+    reuse (sum over lines), ``distinct`` = w(U).
     """
 
     w: np.ndarray
     d_first: np.ndarray
     through: np.ndarray
+    chunk: np.ndarray
+    parent: np.ndarray
+    n_chunks: int
     tokens: int
     distinct: int
-    nodes: list
 
     @property
     def prefix_cost(self) -> int:
@@ -49,29 +52,38 @@ class NodeTable:
         return int(self.w.sum())
 
 
-def node_table(weights: np.ndarray, rows: Sequence[Sequence[int]]) -> NodeTable:
+def _csr(rows) -> tuple[np.ndarray, np.ndarray]:
+    """(indptr, seq) of a :class:`mptsearch.serving.sparse.Layout` or of per-line sequences."""
+    if hasattr(rows, "indptr") and hasattr(rows, "seq"):
+        return np.asarray(rows.indptr, dtype=np.int64), np.asarray(rows.seq, dtype=np.int64)
+    lens = np.fromiter((len(s) for s in rows), dtype=np.int64)
+    indptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    seq = np.fromiter((int(x) for s in rows for x in s), dtype=np.int64, count=int(indptr[-1]))
+    return indptr, seq
+
+
+def node_table(weights: np.ndarray, rows) -> NodeTable:
     """Nodes of the layout ``rows`` (served in order) and their distance to the first copy.
+
+    ``rows``: a :class:`mptsearch.serving.sparse.Layout` (read in place) or per-line chunk
+    sequences.
 
     Notes
     -----
-    O(sum_j |L_j|^2) time (the contexts are materialised as sets).
+    O(P + N depth) time for P positions and N nodes (compiled, :mod:`.kernels`), O(P) memory.
     """
-    nodes = layout_nodes(rows)
-    first: dict[int, frozenset] = {}
-    w = np.empty(len(nodes), dtype=np.int64)
-    d = np.empty(len(nodes), dtype=np.int64)
-    for j, nd in enumerate(nodes):
-        w[j] = weights[nd.chunk]
-        ctx = first.get(nd.chunk)
-        if ctx is None:
-            first[nd.chunk] = nd.context
-            d[j] = -1
-        else:
-            d[j] = len(ctx ^ nd.context)
-    tokens = int(sum(int(weights[list(r)].sum()) for r in rows if len(r)))
-    distinct = int(sum(int(weights[x]) for x in first))
-    through = np.fromiter((nd.through for nd in nodes), dtype=np.int64, count=len(nodes))
-    return NodeTable(w, d, through, tokens, distinct, nodes)
+    weights = np.asarray(weights, dtype=np.int64)
+    indptr, seq = _csr(rows)
+    n = len(weights)
+    if len(seq) and (seq.min() < 0 or seq.max() >= n):
+        raise ValueError("a chunk id of the layout is outside the weights")
+    parent, chunk, through = trie_nodes(indptr, seq, n)
+    d, first = first_differences(parent, chunk, n)
+    w = weights[chunk]
+    tokens = int(weights[seq].sum())
+    distinct = int(weights[first >= 0].sum())
+    return NodeTable(w, d, through, chunk, parent, n, tokens, distinct)
 
 
 def price_first(table: NodeTable, params: BlendParams) -> tuple[float, float]:
@@ -90,26 +102,12 @@ def price_greedy(table: NodeTable, params: BlendParams, cap: int = 32) -> tuple[
 
     Notes
     -----
-    O(N cap) set operations for N nodes.
+    O(N cap depth) for N nodes (compiled, :func:`.kernels.greedy_prices`).
     """
-    copies: dict[int, list] = {}
-    cost = loss = 0.0
-    for j, nd in enumerate(table.nodes):
-        w = float(table.w[j])
-        have = copies.get(nd.chunk)
-        if have is None:
-            copies[nd.chunk] = [nd.context]
-            cost += w
-            continue
-        # the first copy always among the candidates: the rule is never worse than ``first``
-        blend, unit = best_copy((have[0], *have[-cap:]), nd.context, params, nd.through)
-        if blend:
-            cost += params.r * w
-            loss += w * unit
-        else:
-            cost += w
-            have.append(nd.context)
-    return cost, loss
+    if cap < 1:
+        raise ValueError(f"cap must be >= 1, got {cap}")
+    return greedy_prices(table.parent, table.chunk, table.w, table.through, table.n_chunks, float(params.r),
+                         float(params.price), float(params.beta), bool(params.per_answer), int(cap))
 
 
 def best_copy(copies, context: frozenset, params: BlendParams, through: int = 1) -> tuple[bool, float]:

@@ -31,7 +31,7 @@ def blend_trace(trace, method: str, params: BlendParams, rule: str = "greedy") -
     check_rule(rule)
     tr = as_sparse(trace)
     lay, note = method_orders(tr, method)
-    res = price_rows(tr.weights, lay.rows(), params, rule)
+    res = price_rows(tr.weights, lay, params, rule)
     return {"lines": tr.size, "method": method, "note": note, **res}
 
 
@@ -44,8 +44,9 @@ def check_rule(rule: str) -> None:
 
 
 def price_rows(weights, rows, params: BlendParams, rule: str = "greedy") -> dict:
-    """Prefill and loss of the layout ``rows`` (per-line chunk orders, served in arrival order
-    against an unbounded cache) with blending by ``rule``.
+    """Prefill and loss of the layout ``rows`` (per-line chunk orders or a
+    :class:`mptsearch.serving.sparse.Layout`, served in arrival order against an unbounded
+    cache) with blending by ``rule``.
 
     Returns a dict: rule, parameters, tokens (the prefill with no reuse), distinct (w(U)),
     nodes, prefix_cost (the layout's trie cost: every node full), prefix_saved_pct, cost, loss,
@@ -53,7 +54,8 @@ def price_rows(weights, rows, params: BlendParams, rule: str = "greedy") -> dict
 
     Notes
     -----
-    O(sum_j |L_j|^2) for the node contexts and O(N cap) for the greedy rule.
+    O(P + N depth) for the node table of N nodes over P positions and O(N cap depth) for the
+    greedy rule, compiled (:mod:`.kernels`).
     """
     check_rule(rule)
     tab = node_table(weights, rows)

@@ -132,7 +132,7 @@ def _price_blends(tr, s, blend):
         return None
     from ..blend.trace import price_rows
 
-    return {m: price_rows(tr.weights, lay.rows(), blend) for m, lay in s.orders.items()}
+    return {m: price_rows(tr.weights, lay, blend) for m, lay in s.orders.items()}
 
 
 def _blend_table(priced, blend) -> None:
