@@ -72,8 +72,8 @@ def opt_free_bracket(inst, time_limit: float | None, *, max_dp_m: int = 25) -> d
     """OPT_free by :func:`mptsearch.exact.auto.opt_free_exact`, as a bracket.
 
     Returns {exact, lower, upper, method, status, closure_sets, closure_arcs}: lower = upper =
-    OPT_free when exact, else lower <= OPT_free <= upper. ``upper`` is the trie cost of the
-    solver's layout, recomputed here (a ValueError if it disagrees with the solver's figure).
+    OPT_free when exact, else lower <= OPT_free <= upper (lower: the solver's bound or the
+    chunks' weight, whichever is larger). ``upper`` is the trie cost of the solver's layout, recomputed here (a ValueError if it disagrees with the solver's figure).
     ``max_dp_m`` is passed on (0 sends every instance to the closure program: the tests use it).
     """
     from mptsearch.exact.auto import opt_free_exact
@@ -82,12 +82,19 @@ def opt_free_bracket(inst, time_limit: float | None, *, max_dp_m: int = 25) -> d
     r, method = opt_free_exact(inst, max_dp_m=max_dp_m, time_limit=time_limit)
     exact = bool(getattr(r, "optimal", True))
     upper = trie_cost(inst, r.layout)
-    lower = int(r.value) if exact else int(r.lower)
+    # an unfinished solve may have no dual bound yet (0): every chunk labels a trie node, so
+    # OPT_free >= the weight of the chunks used (docs/approximation.md, bound L1)
+    lower = int(r.value) if exact else max(int(r.lower), chunk_weight(inst))
     if (exact and upper != r.value) or (not exact and upper != r.upper) or lower > upper:
         raise ValueError(f"{method}: layout costs {upper} on the trie, solver says {r.value or r.upper}")
     return {"exact": exact, "lower": lower, "upper": upper, "method": method,
             "status": getattr(r, "status", "optimal"), "closure_sets": getattr(r, "sets", 0),
             "closure_arcs": getattr(r, "arcs", 0)}
+
+
+def chunk_weight(inst) -> int:
+    """sum_x w(x) over the chunks the requests use: a lower bound on OPT_free (L1)."""
+    return sum(int(inst.weights[x]) for x in {x for order in inst.orders for x in order})
 
 
 def heuristic_costs(inst) -> dict:
