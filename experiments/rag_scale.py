@@ -20,7 +20,8 @@ Checkpoints: one file per instance in results/rag_scale/_work/ (git-ignored), wr
 a rerun skips the instances already there, ``--shard i/N`` takes every N-th instance. Once
 every instance of the grid is there (or with ``--report``), the data file
 results/rag_scale/instances.csv, table.md, ratio_vs_m.png and summary.json are built from the
-checkpoints (``--report`` alone rebuilds table, figure and summary from instances.csv).
+checkpoints (``--report`` alone rebuilds them, and instances.csv from the checkpoints when
+they are all there, without computing anything).
 
     python -m experiments.rag_scale                 # the campaign (resumes), then the report
     python -m experiments.rag_scale --shard 0/2     # half of it (run 1/2 beside it)
@@ -117,12 +118,12 @@ def ratio_interval(cost: int, lower: int, upper: int) -> tuple[Fraction, Fractio
     return Fraction(cost, upper), Fraction(cost, lower)
 
 
-def measure(shape: str, m: int, j: int, seed: int, time_limit: float) -> dict:
-    """One row of instances.csv."""
+def measure(shape: str, m: int, j: int, seed: int, time_limit: float, commit: str = "unknown") -> dict:
+    """One row of instances.csv; ``commit`` is the code's, read once when the run starts (HEAD
+    may move while a long run goes on)."""
     import os
 
     import mptsearch
-    from mptsearch.provenance import git_commit
 
     inst = make_instance(shape, m, j, seed)
     (klo, khi), pool = SHAPES[shape]
@@ -135,7 +136,7 @@ def measure(shape: str, m: int, j: int, seed: int, time_limit: float) -> dict:
             "total": inst.total_weight(), **opt, "solve_wall": round(wall, 3), "solve_cpu": round(cpu, 3),
             "time_limit": time_limit, **{f"cost_{h}": v for h, v in costs.items()},
             "heuristics_cpu": round(time.process_time() - c, 3), "load": round(os.getloadavg()[0], 2),
-            "version": mptsearch.__version__, "git_commit": (git_commit() or "unknown")[:12]}
+            "version": mptsearch.__version__, "git_commit": commit[:12]}
 
 
 def _work(out: Path) -> Path:
@@ -152,7 +153,7 @@ def _write_whole(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def run_cells(out: Path, seed: int, instances: int, time_limit: float, shard: tuple[int, int]) -> int:
+def run_cells(out: Path, seed: int, instances: int, time_limit: float, shard: tuple[int, int], commit: str) -> int:
     """Compute the grid's missing instances of this shard; returns how many were computed."""
     _work(out).mkdir(parents=True, exist_ok=True)
     done = 0
@@ -160,7 +161,7 @@ def run_cells(out: Path, seed: int, instances: int, time_limit: float, shard: tu
         path = _cell_file(out, shape, m, j)
         if idx % shard[1] != shard[0] or path.exists():
             continue
-        row = measure(shape, m, j, seed, time_limit)
+        row = measure(shape, m, j, seed, time_limit, commit)
         _write_whole(path, json.dumps(row) + "\n")
         done += 1
         lo, hi = ratio_interval(row["cost_agglomerative"], row["lower"], row["upper"])
@@ -313,7 +314,7 @@ def plot(rows: list[dict], out: Path) -> Path:
         ax.set_xticklabels([str(m) for m in ms], fontsize=7)
         ax.set_xlabel("m (requests)")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("heuristic cost / OPT_free (mean; bars: bracket)")
+    axes[0][0].set_ylabel("cost / OPT_free (cell mean)")
     axes[0][0].legend(fontsize=7)
     fig.suptitle("RAG-shaped instances: heuristics against the exact optimum (computed)", fontsize=10)
     fig.tight_layout()
@@ -334,7 +335,7 @@ def claims(rows: list[dict], command: str) -> list[dict]:
     for m in MS:
         g = [r for r in big if r["m"] == m]
         if g:
-            per_m.append(f"m = {m}: mean {_fmt_interval(*cell_stats(g, 'agglomerative')['mean'], pct=True)}, "
+            per_m.append(f"m = {m}: agglomerative {_fmt_interval(*cell_stats(g, 'agglomerative')['mean'], pct=True)}, "
                          f"greedy {_fmt_interval(*cell_stats(g, 'greedy')['mean'], pct=True)}, "
                          f"heaviest-first {_fmt_interval(*cell_stats(g, 'heaviest-first')['mean'], pct=True)}")
     return [{"claim": "C5", "what": f"agglomerative above OPT_free on {len(big)} RAG-shaped instances, "
@@ -344,7 +345,7 @@ def claims(rows: list[dict], command: str) -> list[dict]:
              "agree": None,
              "detail": f"computed; OPT_free exact on {exact} of {len(big)} instances, the rest bracketed (ratios "
                        "as intervals [cost/upper, cost/lower]); our generator in four shapes (table.md); "
-                       "means above OPT_free per m: " + "; ".join(per_m),
+                       "mean cost above OPT_free per m over the four shapes: " + "; ".join(per_m),
              "command": command}]
 
 
@@ -360,7 +361,8 @@ def main(argv=None):
     p.add_argument("--instances", type=int, default=INSTANCES, help="instances per (shape, m)")
     p.add_argument("--time-limit", type=float, default=TIME_LIMIT, help="wall seconds per OPT_free")
     p.add_argument("--shard", default="0/1", help="i/N: every N-th instance from the i-th")
-    p.add_argument("--report", action="store_true", help="table, figure, summary from instances.csv only")
+    p.add_argument("--report", action="store_true",
+                   help="table, figure, summary from instances.csv (rebuilt first from complete checkpoints)")
     args = p.parse_args(argv)
     out = Path(args.out) if args.out else RESULTS / NAME
     i, n = (int(x) for x in args.shard.split("/"))
@@ -369,6 +371,9 @@ def main(argv=None):
               "opt_free": "mptsearch.exact.auto.opt_free_exact", "shard": args.shard}
     if args.report:
         meta = json.loads((out / "meta.json").read_text())
+        rows = collect(out, args.instances) if _work(out).exists() else None
+        if rows is not None:
+            write_rows(out, rows)
         rows = read_rows(out)
         summary = json.loads((out / "summary.json").read_text())
         summary["claims"] = report(out, meta, rows)
@@ -376,7 +381,7 @@ def main(argv=None):
         return summary["claims"]
     run = Run(NAME, config, args.seed, out)
     with run.timed("instances"):
-        computed = run_cells(out, args.seed, args.instances, args.time_limit, (i, n))
+        computed = run_cells(out, args.seed, args.instances, args.time_limit, (i, n), run.meta["git_commit"])
     rows = collect(out, args.instances)
     if rows is None:
         print(f"computed {computed} instances; the grid is not complete yet (other shards?)")
