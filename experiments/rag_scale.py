@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import RESULTS, Run, parser
+from ._common import RESULTS, Run, parser, save_figure
 from .rag_shaped import rag_instance
 
 NAME = "rag_scale"
@@ -318,12 +318,7 @@ def plot(rows: list[dict], out: Path) -> Path:
     axes[0][0].legend(fontsize=7)
     fig.suptitle("RAG-shaped instances: heuristics against the exact optimum (computed)", fontsize=10)
     fig.tight_layout()
-    path = out / "ratio_vs_m.png"
-    tmp = out / "ratio_vs_m.tmp.png"
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(path)
-    return path
+    return save_figure(fig, out / "ratio_vs_m.png")
 
 
 def claims(rows: list[dict], command: str) -> list[dict]:
