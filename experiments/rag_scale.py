@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -54,6 +55,9 @@ FIGURE = ("agglomerative", "greedy", "heaviest-first")
 FIELDS = ("shape", "k_lo", "k_hi", "pool", "m", "j", "n", "total", "exact", "lower", "upper", "method",
           "status", "closure_sets", "closure_arcs", "solve_wall", "solve_cpu", "time_limit") \
     + tuple(f"cost_{h}" for h in HEURISTICS) + ("heuristics_cpu", "load", "version", "git_commit")
+#: the second pass (``--dual``): a lower bound that trusts no solver, per instance
+DUAL_FIELDS = ("dual_lower", "dual_rows", "dual_cpu", "dual_git_commit")
+DUAL_LIMIT = 20.0
 
 
 def cells(instances: int = INSTANCES) -> list[tuple[str, int, int]]:
@@ -139,6 +143,38 @@ def measure(shape: str, m: int, j: int, seed: int, time_limit: float, commit: st
             "version": mptsearch.__version__, "git_commit": commit[:12]}
 
 
+def dual_lower(inst, time_limit: float) -> dict:
+    """The LP-dual lower bound of :mod:`mptsearch.verify.lpdual` (HiGHS's row duals of the closure
+    LP, rounded to fractions and rechecked by :func:`~mptsearch.verify.lpdual.check_dual` in exact
+    arithmetic: no solver trusted); ``time_limit`` wall seconds for the closure solve that yields
+    the duals. {dual_lower, dual_rows}; a certificate the checker rejects raises ValueError."""
+    from mptsearch.exact.arborescence import opt_free_closure
+    from mptsearch.verify.lpdual import check_dual, dual_certificate
+
+    r = opt_free_closure(inst, time_limit=time_limit, keep_duals=True)
+    cert = dual_certificate(inst, r)
+    got = check_dual(inst, cert)
+    if not got.ok:
+        raise ValueError(f"LP-dual certificate rejected: {got.problem}")
+    return {"dual_lower": int(got.lower), "dual_rows": got.rows}
+
+
+def run_duals(out: Path, seed: int, instances: int, time_limit: float, shard: tuple[int, int], commit: str) -> int:
+    """The second pass: dual_lower for every instance of this shard that has none yet."""
+    done = 0
+    for idx, (shape, m, j) in enumerate(cells(instances)):
+        path = _work(out) / ("dual-" + _cell_file(out, shape, m, j).name)
+        if idx % shard[1] != shard[0] or path.exists():
+            continue
+        c = time.process_time()
+        row = dual_lower(make_instance(shape, m, j, seed), time_limit)
+        row.update(dual_cpu=round(time.process_time() - c, 3), dual_git_commit=commit[:12])
+        _write_whole(path, json.dumps(row) + "\n")
+        done += 1
+        print(f"dual {shape} m={m} j={j}: {row['dual_lower']} [{row['dual_cpu']:.1f} s cpu]", flush=True)
+    return done
+
+
 def _work(out: Path) -> Path:
     return out / "_work"
 
@@ -178,15 +214,18 @@ def collect(out: Path, instances: int) -> list[dict] | None:
         path = _cell_file(out, shape, m, j)
         if not path.exists():
             return None
-        rows.append(json.loads(path.read_text()))
+        row = json.loads(path.read_text())
+        dual = _work(out) / ("dual-" + path.name)
+        row.update(json.loads(dual.read_text()) if dual.exists() else dict.fromkeys(DUAL_FIELDS, ""))
+        rows.append(row)
     return rows
 
 
 def write_rows(out: Path, rows: list[dict]) -> None:
-    text_rows = [{f: r[f] for f in FIELDS} for r in rows]
+    text_rows = [{f: r.get(f, "") for f in FIELDS + DUAL_FIELDS} for r in rows]
     tmp = out / "instances.csv.tmp"
     with open(tmp, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        w = csv.DictWriter(fh, fieldnames=FIELDS + DUAL_FIELDS)
         w.writeheader()
         w.writerows(text_rows)
     tmp.replace(out / "instances.csv")
@@ -197,19 +236,21 @@ def read_rows(out: Path) -> list[dict]:
     with open(out / "instances.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     for r in rows:
-        for f in FIELDS:
-            v = r[f]
+        for f in FIELDS + DUAL_FIELDS:
+            v = r.get(f, "")
             if f == "exact":
                 r[f] = v == "True"
-            elif f in ("solve_wall", "solve_cpu", "time_limit", "heuristics_cpu", "load"):
-                r[f] = float(v)
+            elif f in ("solve_wall", "solve_cpu", "time_limit", "heuristics_cpu", "load", "dual_cpu"):
+                r[f] = float(v) if v else None
+            elif f == "dual_lower":
+                r[f] = int(v) if v else None
             elif v.lstrip("-").isdigit():
                 r[f] = int(v)
     return rows
 
 
-def _interval(row: dict, h: str) -> tuple[Fraction, Fraction]:
-    return ratio_interval(row[f"cost_{h}"], row["lower"], row["upper"])
+def _interval(row: dict, h: str, lower: str = "lower") -> tuple[Fraction, Fraction]:
+    return ratio_interval(row[f"cost_{h}"], row[lower], row["upper"])
 
 
 def _groups(rows: list[dict]) -> dict:
@@ -224,10 +265,11 @@ def _fmt_interval(lo: float, hi: float, pct: bool = False) -> str:
     return f(lo) if abs(hi - lo) < 5e-7 else f"[{f(lo)}, {f(hi)}]"
 
 
-def cell_stats(group: list[dict], h: str) -> dict:
+def cell_stats(group: list[dict], h: str, lower: str = "lower") -> dict:
     """Mean and worst ratio of heuristic h over a cell's instances, each an interval
-    [over the lower ends, over the upper ends] (a point when every instance is exact)."""
-    ivs = [_interval(r, h) for r in group]
+    [over the lower ends, over the upper ends] (a point when every instance is exact);
+    ``lower`` names the field of OPT_free's lower bound ("dual_lower": the LP dual's)."""
+    ivs = [_interval(r, h, lower) for r in group]
     return {"mean": (float(sum(lo for lo, _ in ivs) / len(ivs)), float(sum(hi for _, hi in ivs) / len(ivs))),
             "worst": (float(max(lo for lo, _ in ivs)), float(max(hi for _, hi in ivs)))}
 
@@ -260,14 +302,31 @@ def table_md(rows: list[dict], meta: dict) -> str:
             cols += [_fmt_interval(*s["mean"]), _fmt_interval(*s["worst"])]
         lines.append(f"| {shape} ({klo}..{khi}, {pool}) | {m} | {len(g)} | {sum(r['exact'] for r in g)} | "
                      f"{100 * gap:.2f}% | " + " | ".join(cols) + " |")
+    duals = all(r.get("dual_lower") is not None for r in rows)
+    if duals:
+        lines += ["", "## Trusting no solver", "",
+                  "The brackets above lean on HiGHS (its proof of optimality, its dual bound). Here the lower end "
+                  "is instead the LP-dual bound of `mptsearch.verify.lpdual` (`python -m experiments.rag_scale "
+                  f"--dual`: the closure LP's row duals, rounded to fractions and rechecked in exact arithmetic by "
+                  "`check_dual`), with the same upper end (a layout's trie cost): proved without trusting any "
+                  "solver. Agglomerative's ratio per cell on these brackets:",
+                  "",
+                  "| shape | m | largest gap (upper - LP dual) / upper | agglomerative mean | agglomerative worst |",
+                  "|---|---|---|---|---|"]
+        for (shape, m), g in _groups(rows).items():
+            gap = max((r["upper"] - r["dual_lower"]) / r["upper"] for r in g)
+            st = cell_stats(g, "agglomerative", lower="dual_lower")
+            lines.append(f"| {shape} | {m} | {100 * gap:.2f}% | {_fmt_interval(*st['mean'])} | "
+                         f"{_fmt_interval(*st['worst'])} |")
     lines += ["", "## Every instance", "",
-              "| shape | m | j | n | OPT_free | method | solve s (wall / cpu) | "
+              "| shape | m | j | n | OPT_free | method | solve s (wall / cpu) | LP-dual lower bound | "
               + " | ".join(FIGURE) + " |",
-              "|---|---|---|---|---|---|---|" + "---|" * len(FIGURE)]
+              "|---|---|---|---|---|---|---|---|" + "---|" * len(FIGURE)]
     for r in rows:
         opt = str(r["lower"]) if r["exact"] else f"{r['lower']}..{r['upper']}"
+        dual = "-" if r.get("dual_lower") is None else str(r["dual_lower"])
         lines.append(f"| {r['shape']} | {r['m']} | {r['j']} | {r['n']} | {opt} | {r['method']} | "
-                     f"{r['solve_wall']:.2f} / {r['solve_cpu']:.2f} | "
+                     f"{r['solve_wall']:.2f} / {r['solve_cpu']:.2f} | {dual} | "
                      + " | ".join(_fmt_interval(*map(float, _interval(r, h))) for h in FIGURE) + " |")
     return "\n".join(lines) + "\n"
 
@@ -333,6 +392,10 @@ def claims(rows: list[dict], command: str) -> list[dict]:
             per_m.append(f"m = {m}: agglomerative {_fmt_interval(*cell_stats(g, 'agglomerative')['mean'], pct=True)}, "
                          f"greedy {_fmt_interval(*cell_stats(g, 'greedy')['mean'], pct=True)}, "
                          f"heaviest-first {_fmt_interval(*cell_stats(g, 'heaviest-first')['mean'], pct=True)}")
+    if all(r.get("dual_lower") is not None for r in big):
+        d = cell_stats(big, "agglomerative", lower="dual_lower")
+        per_m.append("trusting no solver (OPT_free's lower end the LP dual rechecked in fractions): agglomerative's "
+                     f"mean {_fmt_interval(*d['mean'], pct=True)}, worst {_fmt_interval(*d['worst'], pct=True)}")
     return [{"claim": "C5", "what": f"agglomerative above OPT_free on {len(big)} RAG-shaped instances, "
                                     f"m = {MS[0]}..{MS[-1]} (mean / worst)",
              "paper": "2.6% / 11% (m = 10-15)",
@@ -356,6 +419,8 @@ def main(argv=None):
     p.add_argument("--instances", type=int, default=INSTANCES, help="instances per (shape, m)")
     p.add_argument("--time-limit", type=float, default=TIME_LIMIT, help="wall seconds per OPT_free")
     p.add_argument("--shard", default="0/1", help="i/N: every N-th instance from the i-th")
+    p.add_argument("--dual", action="store_true", help="the second pass: the LP-dual lower bound of every instance")
+    p.add_argument("--dual-time-limit", type=float, default=DUAL_LIMIT, help="wall seconds per closure solve")
     p.add_argument("--report", action="store_true",
                    help="table, figure, summary from instances.csv (rebuilt first from complete checkpoints)")
     args = p.parse_args(argv)
@@ -374,6 +439,19 @@ def main(argv=None):
         summary["claims"] = report(out, meta, rows)
         _write_whole(out / "summary.json", json.dumps(summary, indent=1) + "\n")
         return summary["claims"]
+    if args.dual:  # its own provenance file: meta.json stays the first pass's
+        from mptsearch.provenance import git_commit
+
+        commit = git_commit() or "unknown"
+        dual_meta = {"pass": "dual", "time_limit": args.dual_time_limit, "shard": args.shard, "git_commit": commit,
+                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
+                         ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
+        _write_whole(out / "meta_dual.json", json.dumps(dual_meta, indent=1) + "\n")
+        t = time.perf_counter()
+        run_duals(out, args.seed, args.instances, args.dual_time_limit, (i, n), commit)
+        dual_meta["seconds"] = round(time.perf_counter() - t, 1)
+        _write_whole(out / "meta_dual.json", json.dumps(dual_meta, indent=1) + "\n")
+        return main(["--report", "--instances", str(args.instances)] + (["--out", str(out)] if args.out else []))
     run = Run(NAME, config, args.seed, out)
     with run.timed("instances"):
         computed = run_cells(out, args.seed, args.instances, args.time_limit, (i, n), run.meta["git_commit"])

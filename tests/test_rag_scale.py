@@ -6,8 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from experiments.rag_scale import (FIGURE, HEURISTICS, NAME, RESULTS, SHAPES, cells, chunk_weight, heuristic_costs,
-                                   make_instance, opt_free_bracket, ratio_interval, read_rows, table_md)
+from experiments.rag_scale import (FIGURE, HEURISTICS, NAME, RESULTS, SHAPES, cells, chunk_weight, dual_lower,
+                                   heuristic_costs, make_instance, opt_free_bracket, ratio_interval, read_rows,
+                                   table_md)
 from mptsearch.exact.free import opt_free
 
 OUT = RESULTS / NAME
@@ -40,6 +41,14 @@ def test_unfinished_brackets_and_ratio_intervals_contain_the_exact_values():
     assert unfinished >= 4  # the test is about brackets: most of these must be unfinished
 
 
+def test_dual_lower_bound_is_below_the_dp_and_tight_on_a_sunflower():
+    from mptsearch.families import sunflowers
+
+    for shape, inst in _small(12):
+        assert chunk_weight(inst) <= dual_lower(inst, 10)["dual_lower"] <= opt_free(inst).value, shape
+    assert dual_lower(sunflowers(3, 4), 10)["dual_lower"] == 27  # S(3,4): the LP is tight (docs/exact.md)
+
+
 def test_ratio_interval_ends():
     assert ratio_interval(12, 10, 12) == (Fraction(1), Fraction(6, 5))
     assert ratio_interval(11, 10, 10) == (Fraction(11, 10), Fraction(11, 10))
@@ -60,6 +69,8 @@ def test_committed_rows_are_their_instances():
         assert r["lower"] <= r["upper"] and (r["lower"] == r["upper"]) >= r["exact"]
         assert all(r[f"cost_{h}"] >= r["lower"] for h in HEURISTICS)
         assert r["cost_best-of"] == min(r["cost_agglomerative"], r["cost_heaviest-first"])
+        if r["dual_lower"] is not None:  # the solver-free bound is a lower bound too
+            assert r["dual_lower"] <= r["upper"] and (r["dual_lower"] <= r["lower"] or not r["exact"])
     seed = 20261129
     for r in [r for r in rows if r["m"] == 16][:8]:  # the DP's rows: recomputed whole
         inst = make_instance(r["shape"], 16, r["j"], seed)
