@@ -23,8 +23,13 @@ results/rag_scale/instances.csv, table.md, ratio_vs_m.png and summary.json are b
 checkpoints (``--report`` alone rebuilds them, and instances.csv from the checkpoints when
 they are all there, without computing anything).
 
+A second pass, ``--dual``, gives every instance the LP-dual lower bound of
+:mod:`mptsearch.verify.lpdual` (rechecked in exact arithmetic: it trusts no solver), so the
+table can also state each ratio on brackets that lean on no solver (meta_dual.json records it).
+
     python -m experiments.rag_scale                 # the campaign (resumes), then the report
     python -m experiments.rag_scale --shard 0/2     # half of it (run 1/2 beside it)
+    python -m experiments.rag_scale --dual          # the solver-free lower bounds (resumes)
     python -m experiments.rag_scale --report        # table, figure, summary from instances.csv
 """
 
