@@ -312,8 +312,9 @@ def table_md(rows: list[dict], meta: dict) -> str:
         lines += ["", "## Trusting no solver", "",
                   "The brackets above lean on HiGHS (its proof of optimality, its dual bound). Here the lower end "
                   "is instead the LP-dual bound of `mptsearch.verify.lpdual` (`python -m experiments.rag_scale "
-                  f"--dual`: the closure LP's row duals, rounded to fractions and rechecked in exact arithmetic by "
-                  "`check_dual`), with the same upper end (a layout's trie cost): proved without trusting any "
+                  f"--dual`, at commit {', '.join(sorted({r['dual_git_commit'] for r in rows}))}: the closure LP's "
+                  "row duals, rounded to fractions and rechecked in exact arithmetic by `check_dual`), with the same "
+                  "upper end (a layout's trie cost): proved without trusting any "
                   "solver. Agglomerative's ratio per cell on these brackets:",
                   "",
                   "| shape | m | largest gap (upper - LP dual) / upper | agglomerative mean | agglomerative worst |",
