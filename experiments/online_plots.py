@@ -15,6 +15,8 @@ import csv
 import json
 from pathlib import Path
 
+from ._common import save_figure
+
 
 def _csv(path: Path) -> list[dict]:
     with open(path) as fh:
@@ -102,12 +104,7 @@ def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
     ax.set_xlabel("reorder window W")
     ax.set_ylabel("OnlineLayouter / OPT_free")
     fig.tight_layout()
-    out = folder / "online_ratio.png"
-    tmp = folder / "online_ratio.tmp.png"
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(out)
-    return out
+    return save_figure(fig, folder / "online_ratio.png", dpi=110)
 
 
 def main(argv=None):

@@ -96,6 +96,24 @@ def test_out_of_time_gives_bounds_not_a_guess():
     assert r.gap == (r.upper - r.lower) / r.upper
 
 
+def test_a_component_without_incumbent_before_others_gives_bounds(monkeypatch):
+    """A component the solver leaves without an incumbent, followed by a one-request component
+    and a solved one, gives the fallback layout and a bracket (it once raised a TypeError)."""
+    from mptsearch.exact import arborescence as A
+
+    inst = from_lists([[0, 1, 2], [0, 1, 3], [1, 2, 3], [7, 8], [4, 5], [4, 6]], {x: x + 1 for x in range(9)})
+    solve, calls = A._solve_mip, []
+
+    def first_unsolved(model, deadline):
+        calls.append(1)
+        return ("Time limit reached", 0, None) if len(calls) == 1 else solve(model, deadline)
+
+    monkeypatch.setattr(A, "_solve_mip", first_unsolved)
+    r = opt_free_closure(inst)
+    assert len(calls) == 2 and not r.optimal and r.value is None
+    assert r.lower <= opt_free(inst).value <= r.upper == trie_cost(inst, r.layout)
+
+
 def test_closure_cap():
     with pytest.raises(ClosureTooLarge):
         opt_free_closure(random_instance(n=12, m=40, k=6, seed=0), max_sets=50)

@@ -305,7 +305,8 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
                               for x in red.groups[c]]
             w = sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
             lower += w
-            upper_model += w
+            if upper_model is not None:  # None: an earlier component has no incumbent
+                upper_model += w
             lp_total += w
             continue
         g = closure_graph(masks, red.weights, max_sets=max_sets)
@@ -326,7 +327,8 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
         lower += max(bound, 0)
         if x is not None:
             lay = _arborescence_layout(g, x, red.groups)
-            upper_model += int(g.costs[x].sum())
+            if upper_model is not None:
+                upper_model += int(g.costs[x].sum())
             for i, s in zip(idx, lay):
                 layout[i] = s
         else:
