@@ -14,7 +14,7 @@ Writes results/online_exact/:
   of experiments/serving.py, reproduced and checked against its online.csv), OPT_free of each
   prefix by the same program and certificate, and ``online_layout``'s cost on the prefix for
   every window of experiments/serving.py, with the ratio (exact where OPT_free is, else the
-  bracket);
+  bracket), drawn in ``prefix_ratio.png``;
 - ``summary.json`` (timings).
 
 The trace is read from results/serving/_work/trace_k10.jsonl (git-ignored, built by
@@ -204,6 +204,45 @@ def prefix_part(tr, run: Run, work: Path, args, commit: str) -> list:
     return rows
 
 
+def plot_prefixes(folder: Path) -> Path:
+    """``prefix_ratio.png``: ALG / OPT_free against W on each prefix of ``prefixes.csv``, a line
+    where OPT_free is exact (solid: LP-dual certified; dashed: HiGHS's word), the proved band
+    where it is not."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in csv.DictReader(open(folder / "prefixes.csv")) if r["W"] != "offline"]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+    for ax, arrival in zip(axes, ("given", "shuffled")):
+        for N in sorted({int(r["N"]) for r in rows}):
+            sel = [r for r in rows if r["arrival"] == arrival and int(r["N"]) == N]
+            if not sel:
+                continue
+            x = [int(r["W"]) for r in sel]
+            m = sel[0]["requests"]
+            if sel[0]["ratio"]:
+                style = "-" if sel[0]["opt_free_how"].startswith("exact, certified") else "--"
+                ax.plot(x, [float(r["ratio"]) for r in sel], "o" + style, ms=3,
+                        label=f"N = {N} (m = {m}): exact" + (", certified" if style == "-" else " (HiGHS)"))
+            else:
+                lo = [float(r["ratio_at_least"]) for r in sel]
+                ax.fill_between(x, lo, [float(r["ratio_at_most_certified"]) for r in sel], alpha=0.25)
+                ax.plot(x, lo, "s:", ms=3, label=f"N = {N} (m = {m}): proved bracket")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("reorder window W")
+        ax.set_title(f"first N lines of the FanOutQA k=10 trace, {arrival} arrival")
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("online_layout / OPT_free")
+    fig.tight_layout()
+    out = folder / "prefix_ratio.png"
+    tmp = folder / "prefix_ratio.tmp.png"
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    tmp.replace(out)
+    return out
+
+
 def main(argv=None):
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--part", choices=["whole", "prefixes", "all"], default="all")
@@ -223,6 +262,8 @@ def main(argv=None):
         whole_part(tr, run, work, args, commit)
     if args.part in ("prefixes", "all"):
         prefix_part(tr, run, work, args, commit)
+        with run.timed("plot"):
+            plot_prefixes(run.dir)
     run.finish([])
 
 
