@@ -234,13 +234,9 @@ def plot_prefixes(folder: Path) -> Path:
         ax.set_title(f"first N lines of the FanOutQA k=10 trace, {arrival} arrival")
         ax.legend(fontsize=7)
     axes[0].set_ylabel("online_layout / OPT_free")
-    fig.tight_layout()
-    out = folder / "prefix_ratio.png"
-    tmp = folder / "prefix_ratio.tmp.png"
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(out)
-    return out
+    from .online_plots import save_figure
+
+    return save_figure(fig, folder / "prefix_ratio.png")
 
 
 def main(argv=None):

@@ -112,9 +112,15 @@ def plot(folder: Path, search: Path | None = None, k: int = 10) -> Path:
         ax.set_title("annealed worst arrival sequences (not available)")
     ax.set_xlabel("reorder window W")
     ax.set_ylabel("OnlineLayouter / OPT_free")
+    return save_figure(fig, folder / "online_ratio.png")
+
+
+def save_figure(fig, out: Path) -> Path:
+    """Lay out ``fig``, write it to ``out`` whole (a temporary file renamed), close it."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
-    out = folder / "online_ratio.png"
-    tmp = folder / "online_ratio.tmp.png"
+    tmp = out.with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=110)
     plt.close(fig)
     tmp.replace(out)

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..hierarchy import _mask_ids
 from ..instance import Instance, InstanceError
 
 __all__ = ["Reduced", "ClosureGraph", "ClosureTooLarge", "reduce_instance", "closure_graph", "MAX_SETS",
@@ -199,27 +200,18 @@ def _too_large(max_sets: int) -> ClosureTooLarge:
     return ClosureTooLarge(f"the intersection closure has more than {max_sets} sets (raise max_sets, or use a bound)")
 
 
-def _bits(x: int) -> list:
-    out = []
-    while x:
-        low = x & -x
-        out.append(low.bit_length() - 1)
-        x ^= low
-    return out
-
-
 def _closure_graph_sparse(masks: list, weights: list, max_sets: int) -> ClosureGraph:
     """:func:`closure_graph` over Python-int masks with a chunk -> requests index (module
     docstring). O(sum over sets X in C of the requests sharing a chunk with X) set operations,
     plus the maximal-set filter over each Y's distinct candidates."""
     share: dict[int, list[int]] = {}
     for i, x in enumerate(masks):
-        for c in _bits(x):
+        for c in _mask_ids(x):
             share.setdefault(c, []).append(i)
 
     def meets(x: int) -> set:
         out: set = set()
-        for c in _bits(x):
+        for c in _mask_ids(x):
             out.update(share[c])
         return out
 
@@ -240,7 +232,7 @@ def _closure_graph_sparse(masks: list, weights: list, max_sets: int) -> ClosureG
         frontier = fresh
     sets = [0] + sorted(closure, key=lambda x: (x.bit_count(), x))
     index = {x: j for j, x in enumerate(sets)}
-    setw = np.array([sum(weights[c] for c in _bits(x)) for x in sets], dtype=np.int64)
+    setw = np.array([sum(weights[c] for c in _mask_ids(x)) for x in sets], dtype=np.int64)
     tails, heads = [], []
     for j in range(1, len(sets)):
         y = sets[j]
