@@ -46,7 +46,7 @@ TRACE_INFO = ROOT / "results" / "serving" / "trace_k10_info.json"
 SERVING_SEED = 20240606  # experiments/serving.py's SEED: its shuffle is reproduced here
 SERVING_KS = (5, 10)  # the traces shuffled before k = 10's in experiments/serving.py's loop
 WINDOWS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]  # experiments/serving.py's
-PREFIXES = [50, 100, 200, 400, 800, 1600]
+PREFIXES = [50, 100, 200, 400, 800, 1600, 2400]
 WHOLE_SECONDS = 360.0
 PREFIX_SECONDS = 120.0
 
