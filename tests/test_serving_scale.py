@@ -137,14 +137,16 @@ def test_fast_reader_reads_as_the_line_parser_does(case, tmp_path, monkeypatch):
 
 
 def test_fast_reader_takes_the_plain_traces_itself(tmp_path):
-    from mptsearch.serving.fastread import read_fast
+    from mptsearch.serving.fastread import _read_orjson, _read_scan, read_fast
 
     path = tmp_path / "t.jsonl"
     ch, tok = retrieval_trace(300, seed=2)
     write_jsonl(str(path), ch, tok)
-    assert read_fast(str(path), 2**32) is not None
+    assert _read_scan(str(path), 2**32) is not None and _read_orjson(str(path), 2**32) is not None
     path.write_text("\n".join(ODD["blank line"]) + "\n")
-    assert read_fast(str(path), 2**32) is None
+    assert _read_scan(str(path), 2**32) is not None and _read_orjson(str(path), 2**32) is None
+    path.write_text("\n".join(ODD["unicode"]) + "\n")  # escapes: the second reader's
+    assert _read_scan(str(path), 2**32) is None and _read_orjson(str(path), 2**32) is not None
     path.write_bytes(b'{"chunks": ["\xff"], "tokens": [1]}\n')
     assert read_fast(str(path), 2**32) is None
 

@@ -30,10 +30,10 @@ def _less(indptr, seq, a, b):
 
 
 @njit(cache=True)
-def lex_order(indptr, seq):
-    """Stable merge sort of the rows by their sequences (ties keep row order)."""
-    m = len(indptr) - 1
-    a = np.arange(m, dtype=np.int64)
+def _merge_sort_rows(indptr, seq, a):
+    """Stable merge sort of the row ids ``a`` by their sequences."""
+    m = len(a)
+    a = a.copy()
     b = np.empty(m, dtype=np.int64)
     width = 1
     while width < m:
@@ -59,6 +59,45 @@ def lex_order(indptr, seq):
                 k += 1
         a, b = b, a
         width *= 2
+    return a
+
+
+@njit(cache=True)
+def lex_order(indptr, seq):
+    """Stable sort of the rows by their sequences (ties keep row order).
+
+    The rows are first sorted (stably) by their first two ids packed into one key, a row of
+    one id before its extensions; only runs of equal keys are then compared further.
+    O(L + m log m) for rows of total length L (plus the comparisons inside runs)."""
+    m = len(indptr) - 1
+    key = np.empty(m, dtype=np.uint64)
+    for r in range(m):
+        s = indptr[r]
+        n = indptr[r + 1] - s
+        k = np.uint64(0)
+        if n >= 1:
+            k = np.uint64(seq[s] + 1) << np.uint64(32)
+        if n >= 2:
+            k |= np.uint64(seq[s + 1] + 1)
+        key[r] = k
+    a = np.argsort(key, kind="mergesort")
+    i = 0
+    while i < m:
+        j = i + 1
+        while j < m and key[a[j]] == key[a[i]]:
+            j += 1
+        if j - i > 1 and (key[a[i]] & np.uint64(0xFFFFFFFF)) != 0:  # rows of >= 2 ids, equal so far
+            if j - i <= 16:
+                for u in range(i + 1, j):  # insertion sort: stable, and quick on short runs
+                    x = a[u]
+                    v = u
+                    while v > i and _less(indptr, seq, x, a[v - 1]):
+                        a[v] = a[v - 1]
+                        v -= 1
+                    a[v] = x
+            else:
+                a[i:j] = _merge_sort_rows(indptr, seq, a[i:j])
+        i = j
     return a
 
 

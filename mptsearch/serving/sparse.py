@@ -255,9 +255,10 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
 
 
 def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarray, ids: list, where_line,
-            where: str) -> SparseTrace:
+            where: str, order=None) -> SparseTrace:
     """The checks across lines (unique ids, one token count per chunk) and the sparse model,
-    from the lines' interned chunk ids (``seen``: labels in first-seen order)."""
+    from the lines' interned chunk ids (``seen``: labels in first-seen order; ``order``, if
+    given, their ids in sorted label order, as ``sorted`` would give it)."""
     check_unique_ids(ids, where_line, where)
     n = len(seen)
     # a chunk's token count must be the one its first line gave; ids are numbered in first-seen
@@ -279,7 +280,7 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
         raise _bad(where, where_line[row], f"chunk {lab!r} has {int(toks_a[p])} tokens but line "
                                            f"{where_line[row0]} gave it {int(tok_of[x])}")
     # chunk ids in sorted label order
-    srt = sorted(range(n), key=seen.__getitem__)
+    srt = sorted(range(n), key=seen.__getitem__) if order is None else order.tolist()
     labels = tuple(map(seen.__getitem__, srt))
     remap = np.empty(n, dtype=np.int64)
     remap[np.asarray(srt, dtype=np.int64)] = np.arange(n, dtype=np.int64)
@@ -288,31 +289,42 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
     return _assemble(ids, labels, weights, indptr, remap[flat_a].astype(np.int32))
 
 
-def read_sparse(path: str, stdin=None) -> SparseTrace:
+def read_sparse(path: str, stdin=None, progress=None) -> SparseTrace:
     """Read a JSONL trace file (``-``: standard input) into a :class:`SparseTrace`.
 
-    A file is first read by :func:`.fastread.read_fast` (orjson, in batches); on anything it does
-    not accept (a malformed or unusual line, a blank line, a read error) the file is read again
-    by :func:`parse_sparse`, which names the offending line, so the result or the one-line error
-    is the same either way."""
+    A file is first read by :func:`.fastread.read_fast` (a compiled pass over its bytes, then
+    orjson in batches); on anything they do not accept (a malformed or unusual line, a blank
+    line, a read error) the file is read again by :func:`parse_sparse`, which names the offending
+    line, so the result or the one-line error is the same either way. ``progress``, if given,
+    is called now and then with the number of bytes of the file read so far (from 0 again when
+    a reader starts over)."""
     if path == "-":
         import sys
 
         return parse_sparse(stdin if stdin is not None else sys.stdin, where="<stdin>")
     from .fastread import read_fast
 
-    fast = read_fast(path, MAX_CHUNK_TOKENS)
+    fast = read_fast(path, MAX_CHUNK_TOKENS, progress)
     if fast is not None:
-        return _finish(*fast, where=str(path))
+        return _finish(*fast[:6], where=str(path), order=fast[6])
     try:
         with open(path, encoding="utf-8") as fh:
-            return parse_sparse(fh, where=str(path))
+            return parse_sparse(fh if progress is None else _reporting(fh, progress), where=str(path))
     except FileNotFoundError:
         raise InstanceError(f"no such file: {path}") from None
     except OSError as exc:
         raise InstanceError(f"cannot read trace {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise InstanceError(f"{path}: not UTF-8 text ({exc.reason})") from None
+
+
+def _reporting(fh, progress, every: int = 65536):
+    """The lines of the text file ``fh``, calling ``progress`` with the bytes read every
+    ``every`` lines."""
+    for k, line in enumerate(fh, start=1):
+        if k % every == 0:
+            progress(fh.buffer.tell())
+        yield line
 
 
 def sparse_from_lists(chunks: Sequence[Sequence], tokens=None, ids=None) -> SparseTrace:
