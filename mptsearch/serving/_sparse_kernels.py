@@ -274,28 +274,44 @@ def _coldest_first(seq, s, k, count, order):
 
 
 @njit(cache=True)
-def duplicate_groups(indptr, seq, order):
-    """Group number of every row, rows with equal sequences sharing one; numbered along
-    ``order`` (a lexicographic order, so equal rows are adjacent)."""
+def duplicate_groups(indptr, seq):
+    """Group number of every row, rows with equal sequences sharing one, numbered in order of
+    first occurrence: an open-addressing hash table of the rows seen (each a representative).
+    O(L) expected time for rows of total length L."""
     m = len(indptr) - 1
+    cap = 2
+    while cap < 2 * m:
+        cap *= 2
+    mask = cap - 1
+    table = np.full(cap, -1, dtype=np.int64)
     g = np.empty(m, dtype=np.int64)
-    cur = -1
-    prev = -1
-    for r in order:
-        same = False
-        if prev >= 0:
-            la = indptr[r + 1] - indptr[r]
-            lb = indptr[prev + 1] - indptr[prev]
-            if la == lb:
+    ng = 0
+    for r in range(m):
+        s = indptr[r]
+        n = indptr[r + 1] - s
+        h = np.uint64(n) * np.uint64(0x9E3779B97F4A7C15)
+        for p in range(s, s + n):
+            h = (h ^ np.uint64(seq[p] + 1)) * np.uint64(0xFF51AFD7ED558CCD)
+            h ^= h >> np.uint64(32)
+        i = np.int64(h >> np.uint64(1)) & mask
+        while True:
+            q = table[i]
+            if q < 0:
+                table[i] = r
+                g[r] = ng
+                ng += 1
+                break
+            if indptr[q + 1] - indptr[q] == n:
+                t = indptr[q]
                 same = True
-                for t in range(la):
-                    if seq[indptr[r] + t] != seq[indptr[prev] + t]:
+                for u in range(n):
+                    if seq[t + u] != seq[s + u]:
                         same = False
                         break
-        if not same:
-            cur += 1
-        g[r] = cur
-        prev = r
+                if same:
+                    g[r] = g[q]
+                    break
+            i = (i + 1) & mask
     return g
 
 

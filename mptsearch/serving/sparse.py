@@ -145,23 +145,15 @@ class Layout:
 
 def _assemble(ids, labels, weights, indptr, chunks) -> SparseTrace:
     """Fill the distinct-request view: rows sorted by chunk id, duplicates merged."""
-    M = len(indptr) - 1
     lens = np.diff(indptr)
     # sort each row by chunk id: a stable sort by (row, chunk)
-    from ._sparse_kernels import duplicate_groups, lex_order, sort_rows
+    from ._sparse_kernels import duplicate_groups, sort_rows
 
     srt = sort_rows(np.asarray(indptr, dtype=np.int64), np.asarray(chunks, dtype=np.int32))
-    # duplicate sets: equal sorted rows are adjacent in lexicographic order
-
-    line_request = duplicate_groups(indptr, srt, lex_order(indptr, srt))
-    nreq = int(line_request.max())
-    # number distinct requests by first arrival, like Instance (first occurrence kept)
-    firsts = np.full(nreq + 1, M, dtype=np.int64)
-    np.minimum.at(firsts, line_request, np.arange(M, dtype=np.int64))
-    renum = np.empty(nreq + 1, dtype=np.int64)
-    renum[np.argsort(firsts, kind="stable")] = np.arange(nreq + 1)
-    line_request = renum[line_request]
-    reps = np.sort(firsts)
+    # duplicate sets (equal sorted rows), numbered by first arrival like Instance (first occurrence kept)
+    line_request = duplicate_groups(indptr, srt)
+    # group k's first line: where the running maximum of the group numbers reaches k
+    reps = np.flatnonzero(np.diff(np.maximum.accumulate(line_request), prepend=-1) > 0)
     rl = lens[reps]
     req_indptr = np.zeros(len(reps) + 1, dtype=np.int64)
     np.cumsum(rl, out=req_indptr[1:])
