@@ -40,6 +40,7 @@ GROW = 2
 
 _KEY_OTHER, _KEY_ID, _KEY_CHUNKS, _KEY_TOKENS = 0, 1, 2, 3
 _KIND_NONE, _KIND_STR, _KIND_INT = 0, 1, 2
+_GROUP = 16  # string labels interned together
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 
@@ -272,11 +273,8 @@ def _fmix(v):
 
 
 @njit(cache=True, inline="always")
-def _intern_string(buf, s, t, table, lab, nlab):
-    """(id, labels) of the string label ``buf[s:t]``, added with the next id if new. A slot
-    holds (id, hash, first 8 bytes, next 8 bytes), so a label of at most 16 bytes is found
-    without reading its first occurrence."""
-    mask = len(table) - 1
+def _string_key(buf, s, t):
+    """(hash, first 8 bytes, next 8 bytes) of the label ``buf[s:t]`` (words zero padded)."""
     n = t - s
     if n <= 8:
         w0 = _pack(buf, s, t)
@@ -287,6 +285,16 @@ def _intern_string(buf, s, t, table, lab, nlab):
         w1 = _pack(buf, s + 8, min(t, s + 16))
         rest = np.uint64(0) if n <= 16 else np.uint64(_hash_bytes(buf, s + 16, t))
     h = np.int64(_fmix(np.uint64(w0) ^ _fmix(np.uint64(w1) ^ rest ^ np.uint64(n))) >> np.uint64(1))
+    return h, w0, w1
+
+
+@njit(cache=True, inline="always")
+def _intern_string(buf, s, t, h, w0, w1, table, lab, nlab):
+    """(id, labels) of the string label ``buf[s:t]`` of key (h, w0, w1), added with the next
+    id if new. A slot holds (id, hash, first 8 bytes, next 8 bytes), so a label of at most 16
+    bytes is found without reading its first occurrence."""
+    mask = len(table) - 1
+    n = t - s
     i = h & mask
     while True:
         x = table[i, 0]
@@ -357,6 +365,7 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
     again from the position returned (the start of a line; the counts are those before it).
     """
     longest = 0
+    pend = np.empty((_GROUP, 6), dtype=np.int64)  # labels waiting: start, end, hash, 2 words, slot
     p = a
     while p < b:
         if 2 * nlab >= len(table):
@@ -415,6 +424,7 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
                     return FALLBACK, p, nl, no, lineno, kind, nlab, longest
                 p = _skip_ws(buf, p + 1, b)
                 nc = 0
+                npend = 0
                 while True:
                     if p >= b or no + nc >= len(codes):
                         return FALLBACK, p, nl, no, lineno, kind, nlab, longest
@@ -425,8 +435,12 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
                         t = _plain_string(buf, p + 1, b)
                         if t < 0:
                             return FALLBACK, p, nl, no, lineno, kind, nlab, longest
-                        x, nlab = _intern_string(buf, p + 1, t, table, lab, nlab)
+                        # interned in groups: the keys first, their slots loaded together
+                        pend[npend, 0] = p + 1
+                        pend[npend, 1] = t
+                        npend += 1
                         p = t + 1
+                        x = -1
                     else:
                         if line_kind == _KIND_STR:
                             return FALLBACK, p, nl, no, lineno, kind, nlab, longest
@@ -437,12 +451,30 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
                         x, nlab = _intern_int(v, table, lab, nlab)
                     codes[no + nc] = x
                     nc += 1
-                    if nlab >= len(lab):  # the label rows are full: grow them and read this line again
-                        return GROW, start, nl, no, lineno - 1, kind, nlab, longest
                     p = _skip_ws(buf, p, b)
+                    closing = p < b and buf[p] == 93
+                    if npend == _GROUP or (closing and npend):
+                        mask = len(table) - 1
+                        for k in range(npend):
+                            h, w0, w1 = _string_key(buf, pend[k, 0], pend[k, 1])
+                            pend[k, 2] = h
+                            pend[k, 3] = w0
+                            pend[k, 4] = w1
+                            pend[k, 5] = table[h & mask, 0]  # the slots' loads overlap
+                        for k in range(npend):
+                            if pend[k, 5] < -1:
+                                return FALLBACK, p, nl, no, lineno, kind, nlab, longest  # never: keeps the loads
+                            x, nlab = _intern_string(buf, pend[k, 0], pend[k, 1], pend[k, 2], pend[k, 3], pend[k, 4],
+                                                     table, lab, nlab)
+                            codes[no + nc - npend + k] = x
+                            if nlab >= len(lab):  # the label rows are full: grow them and read this line again
+                                return GROW, start, nl, no, lineno - 1, kind, nlab, longest
+                        npend = 0
+                    if nlab >= len(lab):
+                        return GROW, start, nl, no, lineno - 1, kind, nlab, longest
                     if p < b and buf[p] == 44:
                         p = _skip_ws(buf, p + 1, b)
-                    elif p < b and buf[p] == 93:
+                    elif closing:
                         p += 1
                         break
                     else:

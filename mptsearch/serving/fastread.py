@@ -95,7 +95,8 @@ class _Fallback(Exception):
 
 def read_fast(path: str, max_tokens: int, progress=None):
     """(labels in first-seen order, chunk ids, token counts, line lengths, ids, line numbers,
-    the label ids in sorted label order or None) of the trace at ``path``, or None to leave it to :func:`.sparse.parse_sparse` (also when a
+    the label ids in sorted label order or None, every label's token count if checked or None)
+    of the trace at ``path``, or None to leave it to :func:`.sparse.parse_sparse` (also when a
     token count passes ``max_tokens``, :data:`.sparse.MAX_CHUNK_TOKENS`).
 
     ``progress``, if given, is called with the number of bytes read so far (from 0 again when
@@ -171,7 +172,7 @@ def _read_orjson(path: str, max_tokens: int, progress=None):
     codes_a, lens_a = np.concatenate(codes), np.concatenate(lens)
     if _repeats(lens_a, codes_a, len(index)):
         return None
-    return list(index), codes_a, np.concatenate(toks), lens_a, ids, np.arange(1, nlines + 1, dtype=np.int64), None
+    return list(index), codes_a, np.concatenate(toks), lens_a, ids, np.arange(1, nlines + 1, dtype=np.int64), None, None
 
 
 def _read_scan(path: str, max_tokens: int, progress=None):
@@ -234,7 +235,7 @@ def _read_scan(path: str, max_tokens: int, progress=None):
             at = np.flatnonzero(strs)
             for j, rid in zip(at.tolist(), _decode_joined(gather(buf, id_a[at], id_b[at]))):
                 ids[j] = rid
-    return labels, codes, toks, lens, ids, linenos, order
+    return labels, codes, toks, lens, ids, linenos, order, lab[:nlab, 2].copy()
 
 
 class _Columns:

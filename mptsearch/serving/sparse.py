@@ -247,22 +247,25 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
 
 
 def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarray, ids: list, where_line,
-            where: str, order=None) -> SparseTrace:
+            where: str, order=None, tok_of=None) -> SparseTrace:
     """The checks across lines (unique ids, one token count per chunk) and the sparse model,
     from the lines' interned chunk ids (``seen``: labels in first-seen order; ``order``, if
-    given, their ids in sorted label order, as ``sorted`` would give it)."""
+    given, their ids in sorted label order, as ``sorted`` would give it; ``tok_of``, if given,
+    every chunk's token count, already checked against all its occurrences)."""
     check_unique_ids(ids, where_line, where)
     n = len(seen)
-    # a chunk's token count must be the one its first line gave; ids are numbered in first-seen
-    # order, so a chunk's first occurrence is where the running maximum of the ids grows
-    grows = np.ones(len(flat_a), dtype=np.bool_)
-    run = np.maximum.accumulate(flat_a)
-    grows[1:] = run[1:] > run[:-1]
-    first_pos = np.flatnonzero(grows)
-    tok_of = toks_a[first_pos]
-    bad = np.flatnonzero(toks_a != tok_of[flat_a])
     indptr = np.zeros(len(lens_a) + 1, dtype=np.int64)
     np.cumsum(lens_a, out=indptr[1:])
+    bad = ()
+    if tok_of is None:
+        # a chunk's token count must be the one its first line gave; ids are numbered in first-seen
+        # order, so a chunk's first occurrence is where the running maximum of the ids grows
+        grows = np.ones(len(flat_a), dtype=np.bool_)
+        run = np.maximum.accumulate(flat_a)
+        grows[1:] = run[1:] > run[:-1]
+        first_pos = np.flatnonzero(grows)
+        tok_of = toks_a[first_pos]
+        bad = np.flatnonzero(toks_a != tok_of[flat_a])
     if len(bad):
         p = int(bad[0])
         row = int(np.searchsorted(indptr, p, side="right")) - 1
@@ -298,7 +301,7 @@ def read_sparse(path: str, stdin=None, progress=None) -> SparseTrace:
 
     fast = read_fast(path, MAX_CHUNK_TOKENS, progress)
     if fast is not None:
-        return _finish(*fast[:6], where=str(path), order=fast[6])
+        return _finish(*fast[:6], where=str(path), order=fast[6], tok_of=fast[7])
     try:
         with open(path, encoding="utf-8") as fh:
             return parse_sparse(fh if progress is None else _reporting(fh, progress), where=str(path))
