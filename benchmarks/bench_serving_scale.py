@@ -90,10 +90,28 @@ def trace_file(work: str, M: int, seed: int) -> str:
     return path
 
 
+def _record(a, name: str, **config):
+    """(the run's document, the path of benchmarks/results/NAME without suffix, a function
+    saving the document there as JSON, atomically)."""
+    from mptsearch.provenance import git_commit
+
+    doc = {"config": {"repeats": a.repeats, "seed": a.seed, "numba_threads": 1,
+                      "commits": {"before": a.before_commit, "after": git_commit()},
+                      "generator": "mptsearch.serving.synthetic.retrieval_trace (defaults)", **config},
+           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                       "load_average_start": [round(v, 2) for v in os.getloadavg()]},
+           "runs": []}
+    path = os.path.join(ROOT, "benchmarks", "results", name)
+
+    def save():
+        with open(path + ".json.tmp", "w") as fh:
+            json.dump(doc, fh, indent=1)
+        os.replace(path + ".json.tmp", path + ".json")
+    return doc, path, save
+
+
 def before_after(a) -> None:
     import statistics
-
-    from mptsearch.provenance import git_commit
 
     before, after = os.path.abspath(a.before_after), ROOT
     os.makedirs(a.work, exist_ok=True)
@@ -115,18 +133,7 @@ def before_after(a) -> None:
         jobs.append((f"simulate {sch} B=16 4x", 100_000, "after", dict(job, trace=mid)))
     jobs.append(("read trace", 100_000, "both", {"task": "read", "trace": mid}))
     jobs.append(("write -o (agglomerative)", 100_000, "both", {"task": "write", "trace": mid, "out": out_tmp}))
-    doc = {"config": {"repeats": a.repeats, "seed": a.seed, "numba_threads": 1,
-                      "commits": {"before": a.before_commit, "after": git_commit()},
-                      "generator": "mptsearch.serving.synthetic.retrieval_trace (defaults)"},
-           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                       "load_average_start": [round(v, 2) for v in os.getloadavg()]},
-           "runs": []}
-    path = os.path.join(ROOT, "benchmarks", "results", "serving_before_after")
-
-    def save():
-        with open(path + ".json.tmp", "w") as fh:
-            json.dump(doc, fh, indent=1)
-        os.replace(path + ".json.tmp", path + ".json")
+    doc, path, save = _record(a, "serving_before_after")
 
     for r in range(0 if a.command_only else a.repeats):
         for label, M, trees, job in jobs:
@@ -221,27 +228,14 @@ def reader_before_after(a, before: str, after: str, mid: str, big: str, out_tmp:
     benchmarks/results/serving_reader.json and .txt."""
     import statistics
 
-    from mptsearch.provenance import git_commit
-
     jobs = [(f"layout {meth}", 100_000, {"task": "layout", "trace": mid, "method": meth})
             for meth in FAST_METHODS + ("greedy",)]
     jobs += [(f"simulate {sch} B=16 4x", 100_000, {"task": "simulate", "trace": mid, "schedule": sch, "block": 16,
                                                    "capacity": 4.0}) for sch in SCHEDULES[:4]]
     jobs += [("read trace", 100_000, {"task": "read", "trace": mid}), ("read trace", 1_000_000, {"task": "read", "trace": big}),
              ("write -o (agglomerative)", 100_000, {"task": "write", "trace": mid, "out": out_tmp})]
-    doc = {"config": {"repeats": a.repeats, "seed": a.seed, "numba_threads": 1,
-                      "commits": {"before": a.before_commit, "after": git_commit()},
-                      "generator": "mptsearch.serving.synthetic.retrieval_trace (defaults)",
-                      "command": "mptsearch layout TRACE_1M --method agglomerative --no-bound --json -q -o OUT"},
-           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                       "load_average_start": [round(v, 2) for v in os.getloadavg()]},
-           "runs": []}
-    path = os.path.join(ROOT, "benchmarks", "results", "serving_reader")
-
-    def save():
-        with open(path + ".json.tmp", "w") as fh:
-            json.dump(doc, fh, indent=1)
-        os.replace(path + ".json.tmp", path + ".json")
+    doc, path, save = _record(a, "serving_reader",
+                              command="mptsearch layout TRACE_1M --method agglomerative --no-bound --json -q -o OUT")
 
     for r in range(a.repeats):
         order = [("before", before), ("after", after)] if r % 2 == 0 else [("after", after), ("before", before)]

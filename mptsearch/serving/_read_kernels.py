@@ -58,6 +58,18 @@ def _skip_ws(buf, p, e):
 
 
 @njit(cache=True, inline="always")
+def _next_item(buf, p, e, close):
+    """After an item of a list or object: (1, position after the comma and spaces) if another
+    item follows, (0, position after ``close``) if the list ends there, (-1, p) otherwise."""
+    p = _skip_ws(buf, p, e)
+    if p < e and buf[p] == 44:
+        return 1, _skip_ws(buf, p + 1, e)
+    if p < e and buf[p] == close:
+        return 0, p + 1
+    return -1, p
+
+
+@njit(cache=True, inline="always")
 def _is_digit(c):
     return 48 <= c <= 57
 
@@ -492,26 +504,20 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
                         return FALLBACK, p, nl, no, lineno, kind, nlab, longest
                     toks[no + nt] = v
                     nt += 1
-                    p = _skip_ws(buf, p, b)
-                    if p < b and buf[p] == 44:
-                        p = _skip_ws(buf, p + 1, b)
-                    elif p < b and buf[p] == 93:
-                        p += 1
-                        break
-                    else:
+                    more, p = _next_item(buf, p, b, 93)
+                    if more < 0:
                         return FALLBACK, p, nl, no, lineno, kind, nlab, longest
+                    if more == 0:
+                        break
             else:
                 p = _skip_scalar(buf, p, b)
                 if p < 0:
                     return FALLBACK, p, nl, no, lineno, kind, nlab, longest
-            p = _skip_ws(buf, p, b)
-            if p < b and buf[p] == 44:
-                p = _skip_ws(buf, p + 1, b)
-            elif p < b and buf[p] == 125:
-                p += 1
-                break
-            else:
+            more, p = _next_item(buf, p, b, 125)
+            if more < 0:
                 return FALLBACK, p, nl, no, lineno, kind, nlab, longest
+            if more == 0:
+                break
         # the end of the line: spaces, then a newline, CRLF or the end of the batch
         p = _skip_ws(buf, p, b)
         if p < b and buf[p] == 13:
