@@ -35,6 +35,7 @@ import csv
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -89,15 +90,35 @@ def trace_file(work: str, M: int, seed: int) -> str:
     return path
 
 
+def _record(a, name: str, **config):
+    """(the run's document, the path of benchmarks/results/NAME without suffix, a function
+    saving the document there as JSON, atomically)."""
+    from mptsearch.provenance import git_commit
+
+    doc = {"config": {"repeats": a.repeats, "seed": a.seed, "numba_threads": 1,
+                      "commits": {"before": a.before_commit, "after": git_commit()},
+                      "generator": "mptsearch.serving.synthetic.retrieval_trace (defaults)", **config},
+           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                       "load_average_start": [round(v, 2) for v in os.getloadavg()]},
+           "runs": []}
+    path = os.path.join(ROOT, "benchmarks", "results", name)
+
+    def save():
+        with open(path + ".json.tmp", "w") as fh:
+            json.dump(doc, fh, indent=1)
+        os.replace(path + ".json.tmp", path + ".json")
+    return doc, path, save
+
+
 def before_after(a) -> None:
     import statistics
-
-    from mptsearch.provenance import git_commit
 
     before, after = os.path.abspath(a.before_after), ROOT
     os.makedirs(a.work, exist_ok=True)
     small, mid, big = (trace_file(a.work, M, a.seed) for M in (10_000, 100_000, 1_000_000))
     out_tmp = os.path.join(a.work, "bench_write.jsonl")
+    if a.reader:
+        return reader_before_after(a, before, after, mid, big, out_tmp)
     jobs = []  # (label, size, trees, job)
     for meth in FAST_METHODS:
         jobs.append((f"layout {meth}", 100_000, "both", {"task": "layout", "trace": mid, "method": meth}))
@@ -112,18 +133,7 @@ def before_after(a) -> None:
         jobs.append((f"simulate {sch} B=16 4x", 100_000, "after", dict(job, trace=mid)))
     jobs.append(("read trace", 100_000, "both", {"task": "read", "trace": mid}))
     jobs.append(("write -o (agglomerative)", 100_000, "both", {"task": "write", "trace": mid, "out": out_tmp}))
-    doc = {"config": {"repeats": a.repeats, "seed": a.seed, "numba_threads": 1,
-                      "commits": {"before": a.before_commit, "after": git_commit()},
-                      "generator": "mptsearch.serving.synthetic.retrieval_trace (defaults)"},
-           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                       "load_average_start": [round(v, 2) for v in os.getloadavg()]},
-           "runs": []}
-    path = os.path.join(ROOT, "benchmarks", "results", "serving_before_after")
-
-    def save():
-        with open(path + ".json.tmp", "w") as fh:
-            json.dump(doc, fh, indent=1)
-        os.replace(path + ".json.tmp", path + ".json")
+    doc, path, save = _record(a, "serving_before_after")
 
     for r in range(0 if a.command_only else a.repeats):
         for label, M, trees, job in jobs:
@@ -180,6 +190,97 @@ def before_after(a) -> None:
         fh.write(before_after_table(doc, statistics.median) + "\n")
 
 
+def whole_command(tree: str, trace: str, out: str) -> dict:
+    """``layout TRACE --method agglomerative --no-bound -o OUT`` run from ``tree`` (wall time of
+    the process, its CPU time, and the read, write and method seconds it reports)."""
+    env_tree = dict(os.environ, PYTHONPATH=tree, NUMBA_NUM_THREADS="1")
+    load0 = os.getloadavg()[0]
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu0 = ru.ru_utime + ru.ru_stime
+    t0 = time.perf_counter()
+    # run from the tree itself: `python -m` puts the working directory first on sys.path
+    p = subprocess.Popen([sys.executable, "-m", "mptsearch", "layout", trace, "--method", "agglomerative",
+                          "--no-bound", "--json", "-q", "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env_tree, cwd=tree)
+    stdout, stderr = p.communicate()
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rec = {"wall": time.perf_counter() - t0, "exit": p.returncode, "load_before": round(load0, 2),
+           "cpu": ru.ru_utime + ru.ru_stime - cpu0,
+           "load_after": round(os.getloadavg()[0], 2)}
+    if p.returncode == 0:
+        res = json.loads(stdout)
+        rec.update({"read_seconds": res["read_seconds"], "write_seconds": res.get("write_seconds"),
+                    "method_seconds": res["methods"][0]["seconds"], "seconds": res["seconds"],
+                    "prefill": res["methods"][0]["prefill"]})
+        with open(out, "rb") as fh:
+            import hashlib
+
+            rec["digest"] = hashlib.sha256(fh.read()).hexdigest()
+    else:
+        rec["error"] = stderr.decode().strip()[-400:]
+    return rec
+
+
+def reader_before_after(a, before: str, after: str, mid: str, big: str, out_tmp: str) -> None:
+    """``--reader``: the reader, the writer and the whole 1M command, with the 100k layout
+    methods and block-level schedules beside them (nothing else may have slowed down), every
+    task on both trees, alternating, ``a.repeats`` times. Writes
+    benchmarks/results/serving_reader.json and .txt."""
+    import statistics
+
+    jobs = [(f"layout {meth}", 100_000, {"task": "layout", "trace": mid, "method": meth})
+            for meth in FAST_METHODS + ("greedy",)]
+    jobs += [(f"simulate {sch} B=16 4x", 100_000, {"task": "simulate", "trace": mid, "schedule": sch, "block": 16,
+                                                   "capacity": 4.0}) for sch in SCHEDULES[:4]]
+    jobs += [("read trace", 100_000, {"task": "read", "trace": mid}), ("read trace", 1_000_000, {"task": "read", "trace": big}),
+             ("write -o (agglomerative)", 100_000, {"task": "write", "trace": mid, "out": out_tmp})]
+    doc, path, save = _record(a, "serving_reader",
+                              command="mptsearch layout TRACE_1M --method agglomerative --no-bound --json -q -o OUT")
+
+    for r in range(a.repeats):
+        order = [("before", before), ("after", after)] if r % 2 == 0 else [("after", after), ("before", before)]
+        for label, M, job in jobs:
+            for name, tree in order:
+                res = worker(tree, job)
+                doc["runs"].append({"task": label, "requests": M, "tree": name, "repeat": r, **res})
+                print(f"{label} {M} {name}: {res}", file=sys.stderr)
+                save()
+        for name, tree in order:
+            rec = whole_command(tree, big, out_tmp)
+            doc["runs"].append({"task": "layout agglomerative -o (whole command)", "requests": 1_000_000, "tree": name,
+                                "repeat": r, **rec})
+            print(rec, file=sys.stderr)
+            save()
+    doc["machine"]["load_average_end"] = [round(v, 2) for v in os.getloadavg()]
+    save()
+    with open(path + ".txt", "w") as fh:
+        fh.write(before_after_table(doc, statistics.median) + "\n" + io_share_table(doc, statistics.median) + "\n")
+
+
+def io_share_table(doc: dict, median) -> str:
+    """Medians of the whole 1M command per tree: wall, read, write, method, and the share of
+    reading + writing in the process's wall time and in the command's own total."""
+    lines = ["", "1M whole command (medians over repeats; read and write as the command reports them):",
+             f"{'tree':<8}{'wall s':>9}{'command s':>11}{'read s':>9}{'write s':>9}{'method s':>10}"
+             f"{'I/O of wall':>13}{'I/O of command':>16}{'load':>12}"]
+    for tree in ("before", "after"):
+        rs = [r for r in doc["runs"] if r["task"].endswith("(whole command)") and r["tree"] == tree and "error" not in r]
+        if not rs:
+            continue
+        io = [(r["read_seconds"] + r["write_seconds"]) for r in rs]
+        share_w = median([x / r["wall"] for x, r in zip(io, rs)])
+        share_c = median([x / r["seconds"] for x, r in zip(io, rs)])
+        loads = sorted(r["load_before"] for r in rs)
+        lines.append(f"{tree:<8}{median([r['wall'] for r in rs]):>9.2f}{median([r['seconds'] for r in rs]):>11.2f}"
+                     f"{median([r['read_seconds'] for r in rs]):>9.2f}{median([r['write_seconds'] for r in rs]):>9.2f}"
+                     f"{median([r['method_seconds'] for r in rs]):>10.2f}{100 * share_w:>12.1f}%{100 * share_c:>15.1f}%"
+                     f"{loads[0]:>6}-{loads[-1]}")
+    digests = {r.get("digest") for r in doc["runs"] if r["task"].endswith("(whole command)")}
+    lines.append("output files: " + ("identical (one SHA-256 over every run of both trees)" if len(digests) == 1
+                                     and None not in digests else f"DIFFER or missing: {sorted(map(str, digests))}"))
+    return "\n".join(lines)
+
+
 def before_after_table(doc: dict, median) -> str:
     c, m = doc["config"], doc["machine"]
     lines = [f"before {c['commits']['before']} vs after {c['commits']['after']}, {c['repeats']} alternating repeats, "
@@ -230,6 +331,9 @@ def main() -> None:
     ap.add_argument("--before-commit", default="?", help="The commit TREE was made from (recorded).")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-1m-all", action="store_true", help="With --before-after: no 1M run of every method.")
+    ap.add_argument("--reader", action="store_true",
+                    help="With --before-after: only the reader, the writer, the whole 1M command and the 100k layout "
+                         "methods and B=16 schedules (benchmarks/results/serving_reader.*).")
     ap.add_argument("--command-only", action="store_true",
                     help="With --before-after: only the whole 1M command per tree, added to the last run's records.")
     a = ap.parse_args()

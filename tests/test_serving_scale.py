@@ -137,14 +137,16 @@ def test_fast_reader_reads_as_the_line_parser_does(case, tmp_path, monkeypatch):
 
 
 def test_fast_reader_takes_the_plain_traces_itself(tmp_path):
-    from mptsearch.serving.fastread import read_fast
+    from mptsearch.serving.fastread import _read_orjson, _read_scan, read_fast
 
     path = tmp_path / "t.jsonl"
     ch, tok = retrieval_trace(300, seed=2)
     write_jsonl(str(path), ch, tok)
-    assert read_fast(str(path), 2**32) is not None
+    assert _read_scan(str(path), 2**32) is not None and _read_orjson(str(path), 2**32) is not None
     path.write_text("\n".join(ODD["blank line"]) + "\n")
-    assert read_fast(str(path), 2**32) is None
+    assert _read_scan(str(path), 2**32) is not None and _read_orjson(str(path), 2**32) is None
+    path.write_text("\n".join(ODD["unicode"]) + "\n")  # escapes: the second reader's
+    assert _read_scan(str(path), 2**32) is None and _read_orjson(str(path), 2**32) is not None
     path.write_bytes(b'{"chunks": ["\xff"], "tokens": [1]}\n')
     assert read_fast(str(path), 2**32) is None
 
@@ -215,15 +217,20 @@ def test_solve_skips_the_quadratic_methods_past_max_dense_m(capsys):
 
 
 def test_layout_and_simulate_show_their_steps_on_a_terminal_bar(monkeypatch, capsys, tmp_path):
+    import os
+
     from mptsearch.cli import _common, main
 
-    shown, kw = [], {}
+    shown, made = [], []
 
     class Bar:
-        n = 0
+        def __init__(self, **kw):
+            self.kw, self.n, self.seen = kw, 0, []
+            made.append(self)
 
         def update(self, k):
             self.n += k
+            self.seen.append(self.n)
 
         def set_postfix_str(self, text, refresh=True):
             shown.append(text)
@@ -232,17 +239,27 @@ def test_layout_and_simulate_show_their_steps_on_a_terminal_bar(monkeypatch, cap
             pass
 
         def close(self):
-            shown.append(("closed", self.n))
+            shown.append(("closed", self.kw["desc"], self.n))
 
-    monkeypatch.setattr(_common, "progress_bar", lambda quiet, **k: kw.update(k) or Bar())
+    monkeypatch.setattr(_common, "progress_bar", lambda quiet, **k: None if quiet else Bar(**k))
     out = str(tmp_path / "lay.jsonl")
-    assert main(["layout", "tests/data/serving_small.jsonl", "--window", "8", "-o", out]) == 0
-    assert kw["total"] == 10 and kw["delay"] > 0
-    assert shown == ["read", "bound", "production", "popularity", "global", "greedy", "agglomerative", "peer",
-                     "online", "write", ("closed", 9)]
+    trace = "tests/data/serving_small.jsonl"
+    size = os.path.getsize(trace)
+    assert main(["layout", trace, "--window", "8", "-o", out]) == 0
+    steps, read = made
+    assert steps.kw["total"] == 10 and steps.kw["delay"] > 0
+    # the read step's own bar counts the trace's bytes
+    assert read.kw["total"] == size and read.kw["unit"] == "B" and read.kw["delay"] > 0 and read.seen[-1] == size
+    assert shown == ["read", ("closed", "read", size), "bound", "production", "popularity", "global", "greedy",
+                     "agglomerative", "peer", "online", "write", ("closed", "layout", 9)]
     shown.clear()
-    assert main(["simulate", "tests/data/serving_small.jsonl", "--layout", out, "--capacity", "2x"]) == 0
-    assert kw["total"] == 3 and shown == ["read", "read layout", "serve", ("closed", 2)]
+    made.clear()
+    assert main(["simulate", trace, "--layout", out, "--capacity", "2x"]) == 0
+    assert made[0].kw["total"] == 3 and made[1].kw["total"] == size
+    assert shown == ["read", ("closed", "read", size), "read layout", "serve", ("closed", "simulate", 2)]
+    made.clear()
+    assert main(["layout", trace, "--method", "production", "-q"]) == 0
+    assert made == []  # -q: no bar at all (progress_bar gives None off a terminal too)
 
 
 @pytest.mark.parametrize("W, pin", [(1, 0), (3, 0), (7, 2), (10**6, 0), (10**6, 1)])

@@ -8,19 +8,27 @@ import time
 
 import click
 
-from . import fail
+from . import _common, fail
 from ._common import LAYOUT_KERNELS, SIMULATE_KERNELS, StepBar, announce_compile, open_atomic, out_option
 
 
 _METHODS = ("all", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
 
 
-def _read(trace: str, max_memory: str | None):
-    """Check the memory budget against the file, then read it into the sparse model."""
+def _read(trace: str, max_memory: str | None, quiet: bool = False):
+    """Check the memory budget against the file, then read it into the sparse model, with a
+    bar of the bytes read on a terminal once reading has taken a second or two."""
     from ..serving.sparse import read_sparse
 
     _check_trace(trace, max_memory)
-    return read_sparse(trace)
+    bar = None if trace == "-" else _common.progress_bar(
+        quiet, total=os.path.getsize(trace), unit="B", unit_scale=True, unit_divisor=1024, desc="read", delay=1.5,
+        leave=False)
+    try:
+        return read_sparse(trace, progress=None if bar is None else (lambda done: bar.update(done - bar.n)))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _check_trace(trace: str, max_memory: str | None) -> None:
@@ -78,7 +86,7 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     try:
         t0 = time.perf_counter()
         step("read")
-        tr = _read(trace, max_memory)
+        tr = _read(trace, max_memory, quiet)
         t_read = time.perf_counter() - t0
         s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound,
                            progress=step)
@@ -182,6 +190,7 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
     import numpy as np
 
     from ..serving.cache import compile_kernels, simulate as run
+    from ..serving.fastread import compile_kernels as compile_reader
     from ..serving.layout import Layout, read_layout
 
     if window < 1:
@@ -196,10 +205,11 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
     _check_trace(trace, None)
     announce_compile(*SIMULATE_KERNELS, quiet=quiet)
     compile_kernels()  # compiled (first run) or loaded from numba's cache before the clock starts
+    compile_reader()
     step = StepBar(quiet, 2 + bool(layout_file), "simulate")
     try:
         step("read")
-        tr = _read(trace, None)
+        tr = _read(trace, None, quiet)
         if layout_file:
             step("read layout")
         lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)

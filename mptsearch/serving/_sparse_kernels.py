@@ -30,10 +30,10 @@ def _less(indptr, seq, a, b):
 
 
 @njit(cache=True)
-def lex_order(indptr, seq):
-    """Stable merge sort of the rows by their sequences (ties keep row order)."""
-    m = len(indptr) - 1
-    a = np.arange(m, dtype=np.int64)
+def _merge_sort_rows(indptr, seq, a):
+    """Stable merge sort of the row ids ``a`` by their sequences."""
+    m = len(a)
+    a = a.copy()
     b = np.empty(m, dtype=np.int64)
     width = 1
     while width < m:
@@ -59,6 +59,45 @@ def lex_order(indptr, seq):
                 k += 1
         a, b = b, a
         width *= 2
+    return a
+
+
+@njit(cache=True)
+def lex_order(indptr, seq):
+    """Stable sort of the rows by their sequences (ties keep row order).
+
+    The rows are first sorted (stably) by their first two ids packed into one key, a row of
+    one id before its extensions; only runs of equal keys are then compared further.
+    O(L + m log m) for rows of total length L (plus the comparisons inside runs)."""
+    m = len(indptr) - 1
+    key = np.empty(m, dtype=np.uint64)
+    for r in range(m):
+        s = indptr[r]
+        n = indptr[r + 1] - s
+        k = np.uint64(0)
+        if n >= 1:
+            k = np.uint64(seq[s] + 1) << np.uint64(32)
+        if n >= 2:
+            k |= np.uint64(seq[s + 1] + 1)
+        key[r] = k
+    a = np.argsort(key, kind="mergesort")
+    i = 0
+    while i < m:
+        j = i + 1
+        while j < m and key[a[j]] == key[a[i]]:
+            j += 1
+        if j - i > 1 and (key[a[i]] & np.uint64(0xFFFFFFFF)) != 0:  # rows of >= 2 ids, equal so far
+            if j - i <= 16:
+                for u in range(i + 1, j):  # insertion sort: stable, and quick on short runs
+                    x = a[u]
+                    v = u
+                    while v > i and _less(indptr, seq, x, a[v - 1]):
+                        a[v] = a[v - 1]
+                        v -= 1
+                    a[v] = x
+            else:
+                a[i:j] = _merge_sort_rows(indptr, seq, a[i:j])
+        i = j
     return a
 
 
@@ -235,28 +274,44 @@ def _coldest_first(seq, s, k, count, order):
 
 
 @njit(cache=True)
-def duplicate_groups(indptr, seq, order):
-    """Group number of every row, rows with equal sequences sharing one; numbered along
-    ``order`` (a lexicographic order, so equal rows are adjacent)."""
+def duplicate_groups(indptr, seq):
+    """Group number of every row, rows with equal sequences sharing one, numbered in order of
+    first occurrence: an open-addressing hash table of the rows seen (each a representative).
+    O(L) expected time for rows of total length L."""
     m = len(indptr) - 1
+    cap = 2
+    while cap < 2 * m:
+        cap *= 2
+    mask = cap - 1
+    table = np.full(cap, -1, dtype=np.int64)
     g = np.empty(m, dtype=np.int64)
-    cur = -1
-    prev = -1
-    for r in order:
-        same = False
-        if prev >= 0:
-            la = indptr[r + 1] - indptr[r]
-            lb = indptr[prev + 1] - indptr[prev]
-            if la == lb:
+    ng = 0
+    for r in range(m):
+        s = indptr[r]
+        n = indptr[r + 1] - s
+        h = np.uint64(n) * np.uint64(0x9E3779B97F4A7C15)
+        for p in range(s, s + n):
+            h = (h ^ np.uint64(seq[p] + 1)) * np.uint64(0xFF51AFD7ED558CCD)
+            h ^= h >> np.uint64(32)
+        i = np.int64(h >> np.uint64(1)) & mask
+        while True:
+            q = table[i]
+            if q < 0:
+                table[i] = r
+                g[r] = ng
+                ng += 1
+                break
+            if indptr[q + 1] - indptr[q] == n:
+                t = indptr[q]
                 same = True
-                for t in range(la):
-                    if seq[indptr[r] + t] != seq[indptr[prev] + t]:
+                for u in range(n):
+                    if seq[t + u] != seq[s + u]:
                         same = False
                         break
-        if not same:
-            cur += 1
-        g[r] = cur
-        prev = r
+                if same:
+                    g[r] = g[q]
+                    break
+            i = (i + 1) & mask
     return g
 
 

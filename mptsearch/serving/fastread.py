@@ -1,28 +1,40 @@
-"""The fast path of :func:`.sparse.read_sparse`: a JSONL trace read with orjson, in batches.
+"""The fast paths of :func:`.sparse.read_sparse`: a JSONL trace read in batches of bytes.
 
-Each batch of whole lines (about 8 MiB) is parsed by one ``orjson.loads`` call (the lines
-joined into a JSON array) and checked with whole-batch operations instead of per-line
-Python. The reader accepts a strict subset of what :func:`.sparse.parse_sparse` accepts and
-returns None on anything else (a blank line, malformed JSON, a JSON value orjson and the
-``json`` module read differently such as NaN or a float id, a missing or ill-typed field, a
-repeated chunk, a token count that is not a positive integer up to the limit, an unreadable file): the caller
-then reads the file with :func:`.sparse.parse_sparse`, which names the line. The checks
-across lines (unique ids, one token count per chunk) are the caller's, for both paths.
+Two readers, tried in turn, each taking a strict subset of what :func:`.sparse.parse_sparse`
+accepts and returning None on anything else (the next one, and finally the line parser, which
+names the offending line, then decides):
 
-O(file size) time and O(batch + sum of request sizes) memory: labels are interned per batch,
-so only one string per distinct chunk is kept.
+1. :func:`_read_scan`, the common case: the file's bytes parsed and the chunk labels interned
+   by a compiled pass (:func:`._read_kernels.scan_lines`; the subset it takes is listed
+   there: no backslash in labels, ids or keys, scalar values for other keys, integers of at
+   most 18 digits), the distinct labels and the ids then decoded as one UTF-8 string each.
+2. :func:`_read_orjson`, for escapes and other valid JSON the first refuses: each batch of
+   whole lines (about 8 MiB) parsed by one ``orjson.loads`` call (the lines joined into a JSON
+   array) and checked with whole-batch operations instead of per-line Python. It refuses a
+   blank line, malformed JSON, a JSON value orjson and the ``json`` module read differently
+   such as NaN or a float id, a missing or ill-typed field, a repeated chunk, a token count
+   that is not a positive integer up to the limit, an unreadable file.
+
+The checks across lines (unique ids, one token count per chunk) are the caller's, for every
+path (the first path also checks the token counts itself, and refuses a mismatch).
+
+O(file size) time. The first path holds the file's bytes while it reads (plus 16 bytes per
+chunk occurrence); the second O(batch + sum of request sizes) memory, labels interned per
+batch, so only one string per distinct chunk is kept.
 """
 
 from __future__ import annotations
 
+import codecs
 import gc
+import os
 from collections import defaultdict
 from itertools import chain
 
 import numpy as np
 from .._jit import njit
 
-__all__ = ["read_fast", "BATCH_BYTES"]
+__all__ = ["read_fast", "compile_kernels", "BATCH_BYTES"]
 
 BATCH_BYTES = 8 << 20
 
@@ -61,14 +73,40 @@ def _batches(path: str):
             yield rest
 
 
+def compile_kernels() -> None:
+    """Compile (or load from numba's on-disk cache) the reader's kernels on a few bytes, so
+    that a command does so before its clock starts."""
+    from ._read_kernels import gather, grow, label_order, new_table, scan_lines
+
+    for text in (b'{"id": "a", "chunks": ["x", "y"], "tokens": [1, 2], "k": null}\n', b'{"chunks": [1], "tokens": [1]}'):
+        buf = np.frombuffer(text, dtype=np.uint8)
+        table, lab = new_table(4)
+        cols = [np.zeros(8, dtype=np.int64) for _ in range(7)]
+        _, _, nl, no, _, _, nlab, _ = scan_lines(buf, 0, len(buf), 0, 0, table, lab, 0, 2**32, *cols, 0, 0)
+        table, lab = grow(table, lab, nlab)
+    gather(buf, cols[5][:1], cols[6][:1])
+    label_order(buf, lab[:1, 0], lab[:1, 1])
+    _repeats(cols[2][:1], cols[0][:1], 2)
+
+
 class _Fallback(Exception):
     """Something the fast path does not take: the slow parser decides."""
 
 
-def read_fast(path: str, max_tokens: int):
-    """(labels in first-seen order, chunk ids, token counts, line lengths, ids, line numbers)
+def read_fast(path: str, max_tokens: int, progress=None):
+    """(labels in first-seen order, chunk ids, token counts, line lengths, ids, line numbers,
+    the label ids in sorted label order or None, every label's token count if checked or None)
     of the trace at ``path``, or None to leave it to :func:`.sparse.parse_sparse` (also when a
-    token count passes ``max_tokens``, :data:`.sparse.MAX_CHUNK_TOKENS`)."""
+    token count passes ``max_tokens``, :data:`.sparse.MAX_CHUNK_TOKENS`).
+
+    ``progress``, if given, is called with the number of bytes read so far (from 0 again when
+    the second reader starts over)."""
+    got = _read_scan(path, max_tokens, progress)
+    return got if got is not None else _read_orjson(path, max_tokens, progress)
+
+
+def _read_orjson(path: str, max_tokens: int, progress=None):
+    """:func:`read_fast`'s second reader (orjson, see the module docstring)."""
     try:
         import orjson
     except ImportError:  # pragma: no cover - a declared dependency
@@ -81,6 +119,7 @@ def read_fast(path: str, max_tokens: int):
     nlines = 0
     gc_was = gc.isenabled()
     gc.disable()  # a batch is a million fresh containers: the cyclic collector would rescan them all
+    done = 0
     try:
         for data in _batches(path):
             if not data or data[:1] == b"\n" or b"\n\n" in data:
@@ -120,6 +159,9 @@ def read_fast(path: str, max_tokens: int):
             lens.append(np.array(ln, dtype=np.int64))
             ids.extend(rid)
             nlines += len(recs)
+            done += len(data) + 1
+            if progress is not None:
+                progress(done)
     except (_Fallback, orjson.JSONDecodeError, OverflowError, TypeError, OSError, MemoryError):
         return None
     finally:
@@ -130,4 +172,109 @@ def read_fast(path: str, max_tokens: int):
     codes_a, lens_a = np.concatenate(codes), np.concatenate(lens)
     if _repeats(lens_a, codes_a, len(index)):
         return None
-    return list(index), codes_a, np.concatenate(toks), lens_a, ids, np.arange(1, nlines + 1, dtype=np.int64)
+    return list(index), codes_a, np.concatenate(toks), lens_a, ids, np.arange(1, nlines + 1, dtype=np.int64), None, None
+
+
+def _read_scan(path: str, max_tokens: int, progress=None):
+    """:func:`read_fast`'s first reader (the compiled pass, see the module docstring)."""
+    from ._read_kernels import GROW, OK, gather, grow, label_order, new_table, scan_lines
+
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            buf = np.empty(size + 1, dtype=np.uint8)  # one byte more: a file that grew is noticed
+            view = memoryview(buf)
+            table, lab = new_table()
+            out = _Columns()
+            nlab = kind = lineno = longest = nl = no = 0
+            got = done = 0
+            while True:
+                n = fh.readinto(view[got:got + BATCH_BYTES])
+                got += n
+                if got > size:
+                    return None  # the file grew while read: the line parser reads it as it is then
+                end = _last_newline(view, done, got) if n else got
+                if end > done:
+                    if buf[done:end].max() >= 128:
+                        codecs.utf_8_decode(view[done:end], "strict", True)  # UnicodeDecodeError: not UTF-8
+                    out.reserve(nl, no, end - done, size / max(done, 1))
+                    at = done
+                    while True:
+                        status, at, nl, no, lineno, kind, nlab, big = scan_lines(
+                            buf, at, end, lineno, kind, table, lab, nlab, max_tokens, *out.arrays, nl, no)
+                        longest = max(longest, big)
+                        if status != GROW:
+                            break
+                        table, lab = grow(table, lab, nlab)
+                    if status != OK:
+                        return None
+                    done = end
+                    if progress is not None:
+                        progress(done)
+                if not n:
+                    break
+    except (OSError, UnicodeDecodeError, MemoryError):
+        return None
+    if not nl:
+        return None
+    codes, toks, lens, linenos, id_kind, id_a, id_b = (a[:no] if k < 2 else a[:nl] for k, a in enumerate(out.arrays))
+    if longest > 32 and _repeats(lens, codes, nlab):  # the scan compared shorter lines' chunks itself
+        return None
+    if kind == 1:
+        labels = _decode_joined(gather(buf, lab[:nlab, 0], lab[:nlab, 1]))
+        order = label_order(buf, lab[:nlab, 0], lab[:nlab, 1])
+    else:
+        labels = lab[:nlab, 0].tolist()
+        order = np.argsort(lab[:nlab, 0], kind="stable")
+    strs = id_kind == 1
+    if strs.all():
+        ids = _decode_joined(gather(buf, id_a, id_b))
+    else:
+        ids = np.where(id_kind == 2, id_a, linenos).tolist()
+        if strs.any():
+            at = np.flatnonzero(strs)
+            for j, rid in zip(at.tolist(), _decode_joined(gather(buf, id_a[at], id_b[at]))):
+                ids[j] = rid
+    return labels, codes, toks, lens, ids, linenos, order, lab[:nlab, 2].copy()
+
+
+class _Columns:
+    """The scan's output arrays (occurrences: chunk ids, token counts; lines: lengths, line
+    numbers, id kinds, id fields), grown ahead of each batch to hold anything it may add."""
+
+    def __init__(self):
+        self.arrays = tuple(np.empty(0, dtype=np.int64) for _ in range(7))
+
+    def reserve(self, nl: int, no: int, nbytes: int, scale: float) -> None:
+        """Room for ``nbytes`` more bytes after ``nl`` lines and ``no`` occurrences, which
+        came from a part of the file ``scale`` times smaller than the whole."""
+        need_o, need_l = no + nbytes // 4 + 2, nl + nbytes // 20 + 2
+        if need_o <= len(self.arrays[0]) and need_l <= len(self.arrays[2]):
+            return
+        # the rest of the file as dense as what was read, then half as much again each time
+        want_o = max(int(no * scale * 1.1) + need_o - no, len(self.arrays[0]) * 3 // 2)
+        want_l = max(int(nl * scale * 1.1) + need_l - nl, len(self.arrays[2]) * 3 // 2)
+        grown = []
+        for k, a in enumerate(self.arrays):
+            used, want = (no, want_o) if k < 2 else (nl, want_l)
+            b = np.empty(max(want, len(a)), dtype=np.int64)
+            b[:used] = a[:used]
+            grown.append(b)
+        self.arrays = tuple(grown)
+
+
+def _last_newline(view: memoryview, lo: int, hi: int) -> int:
+    """One past the last newline in ``view[lo:hi]`` (``lo`` if none), looking at the end first."""
+    start = max(lo, hi - 65536)
+    while True:
+        k = bytes(view[start:hi]).rfind(b"\n")
+        if k >= 0:
+            return start + k + 1
+        if start == lo:
+            return lo
+        hi, start = start, max(lo, start - 65536)
+
+
+def _decode_joined(blob: np.ndarray) -> list[str]:
+    """The strings of :func:`._read_kernels.gather`'s newline-joined UTF-8 bytes."""
+    return codecs.utf_8_decode(blob, "strict", True)[0].split("\n")

@@ -15,6 +15,7 @@ encoded pieces.
 from __future__ import annotations
 
 import json
+import re
 from json.encoder import encode_basestring
 
 import numpy as np
@@ -39,14 +40,31 @@ def encode_all(values) -> list[str]:
                                                          else json.dumps(v, ensure_ascii=False)) for v in values]
 
 
-def _blob(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(the UTF-8 bytes of all strings, concatenated; offsets, one more than strings)."""
-    text = "".join(strings)
-    parts = strings if text.isascii() else [s.encode("utf-8") for s in strings]  # ASCII: chars are bytes
-    off = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=off[1:])
-    data = text.encode("ascii") if parts is strings else b"".join(parts)
-    return np.frombuffer(data, dtype=np.uint8), off
+#: the characters ``json.dumps(s, ensure_ascii=False)`` escapes in a string, but the newline
+_ESCAPED = re.compile(r'[\x00-\x09\x0b-\x1f"\\]')
+
+
+def _joined(values) -> str:
+    """The encodings of :func:`encode_all` joined by newlines (a JSON encoding holds none),
+    built in one piece when no string needs an escape."""
+    if set(map(type, values)) <= {str}:
+        text = "\n".join(values)
+        if text.count("\n") == len(values) - 1 and not _ESCAPED.search(text):
+            return '"' + text.replace("\n", '"\n"') + '"'
+    return "\n".join(encode_all(values))
+
+
+def _blob(values) -> tuple[np.ndarray, np.ndarray]:
+    """(the UTF-8 bytes of every value's JSON encoding, concatenated; offsets, one more than
+    values)."""
+    off = np.zeros(len(values) + 1, dtype=np.int64)
+    if not len(values):
+        return np.zeros(0, dtype=np.uint8), off
+    raw = np.frombuffer(_joined(values).encode("utf-8"), dtype=np.uint8)
+    cuts = np.flatnonzero(raw == 10)
+    off[1:-1] = cuts - np.arange(len(cuts))
+    off[-1] = len(raw) - len(cuts)
+    return raw[raw != 10], off
 
 
 @njit(cache=True, inline="always")
@@ -116,13 +134,13 @@ def _fill(a, b, indptr, seq, lab, lab_off, tok, tok_off, ids, id_off, srv, head,
 def write_layout(fh, tr, lay, rank: np.ndarray) -> None:
     """Write ``lay`` (per-line orders of the :class:`.sparse.SparseTrace` ``tr``) with serving
     ranks ``rank`` to the binary file ``fh``, one line per request (see the module docstring)."""
-    lab, lab_off = _blob(encode_all(tr.labels))
-    tok, tok_off = _blob([str(v) for v in tr.weights.tolist()])
-    ids, id_off = _blob(encode_all(tr.ids))
+    lab, lab_off = _blob(tr.labels)
+    tok, tok_off = _blob(tr.weights.tolist())
+    ids, id_off = _blob(tr.ids)
     srv = np.asarray(rank, dtype=np.int64)
     indptr = np.asarray(lay.indptr, dtype=np.int64)
     seq = np.asarray(lay.seq, dtype=np.int64)
     M = len(indptr) - 1
     for a in range(0, M, BATCH_LINES):
         fh.write(_fill(a, min(M, a + BATCH_LINES), indptr, seq, lab, lab_off, tok, tok_off, ids, id_off,
-                       srv, _HEAD, _CHUNKS, _SEP, _TOKENS, _SERVE, _END).tobytes())
+                       srv, _HEAD, _CHUNKS, _SEP, _TOKENS, _SERVE, _END))

@@ -281,15 +281,17 @@ def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: in
 
 def compile_kernels() -> None:
     """Compile (or load from numba's on-disk cache) the kernels of every method, pinned and not,
-    of both MST bound paths and of the ``-o`` writer, on a four-line trace (milliseconds of work
+    of both MST bound paths, of the trace reader and of the ``-o`` writer, on a four-line trace (milliseconds of work
     once compiled), so that a command compiles before its clock starts, as ``enumerate`` does
     (:func:`mptsearch.enumerate.run.compile_kernels`)."""
     from .sparse import sparse_from_lists
 
     import io
 
+    from .fastread import compile_kernels as compile_reader
     from .fastwrite import write_layout
 
+    compile_reader()
     tr = sparse_from_lists([["a", "b", "c"], ["b", "a", "d"], ["c", "b"], ["a", "b", "c"]])
     for pin in (0, 1):
         s = layout_summary(tr, METHODS, window=2, pin=pin, refuse_ok=True)

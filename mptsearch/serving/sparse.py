@@ -145,23 +145,15 @@ class Layout:
 
 def _assemble(ids, labels, weights, indptr, chunks) -> SparseTrace:
     """Fill the distinct-request view: rows sorted by chunk id, duplicates merged."""
-    M = len(indptr) - 1
     lens = np.diff(indptr)
     # sort each row by chunk id: a stable sort by (row, chunk)
-    from ._sparse_kernels import duplicate_groups, lex_order, sort_rows
+    from ._sparse_kernels import duplicate_groups, sort_rows
 
     srt = sort_rows(np.asarray(indptr, dtype=np.int64), np.asarray(chunks, dtype=np.int32))
-    # duplicate sets: equal sorted rows are adjacent in lexicographic order
-
-    line_request = duplicate_groups(indptr, srt, lex_order(indptr, srt))
-    nreq = int(line_request.max())
-    # number distinct requests by first arrival, like Instance (first occurrence kept)
-    firsts = np.full(nreq + 1, M, dtype=np.int64)
-    np.minimum.at(firsts, line_request, np.arange(M, dtype=np.int64))
-    renum = np.empty(nreq + 1, dtype=np.int64)
-    renum[np.argsort(firsts, kind="stable")] = np.arange(nreq + 1)
-    line_request = renum[line_request]
-    reps = np.sort(firsts)
+    # duplicate sets (equal sorted rows), numbered by first arrival like Instance (first occurrence kept)
+    line_request = duplicate_groups(indptr, srt)
+    # group k's first line: where the running maximum of the group numbers reaches k
+    reps = np.flatnonzero(np.diff(np.maximum.accumulate(line_request), prepend=-1) > 0)
     rl = lens[reps]
     req_indptr = np.zeros(len(reps) + 1, dtype=np.int64)
     np.cumsum(rl, out=req_indptr[1:])
@@ -255,21 +247,25 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
 
 
 def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarray, ids: list, where_line,
-            where: str) -> SparseTrace:
+            where: str, order=None, tok_of=None) -> SparseTrace:
     """The checks across lines (unique ids, one token count per chunk) and the sparse model,
-    from the lines' interned chunk ids (``seen``: labels in first-seen order)."""
+    from the lines' interned chunk ids (``seen``: labels in first-seen order; ``order``, if
+    given, their ids in sorted label order, as ``sorted`` would give it; ``tok_of``, if given,
+    every chunk's token count, already checked against all its occurrences)."""
     check_unique_ids(ids, where_line, where)
     n = len(seen)
-    # a chunk's token count must be the one its first line gave; ids are numbered in first-seen
-    # order, so a chunk's first occurrence is where the running maximum of the ids grows
-    grows = np.ones(len(flat_a), dtype=np.bool_)
-    run = np.maximum.accumulate(flat_a)
-    grows[1:] = run[1:] > run[:-1]
-    first_pos = np.flatnonzero(grows)
-    tok_of = toks_a[first_pos]
-    bad = np.flatnonzero(toks_a != tok_of[flat_a])
     indptr = np.zeros(len(lens_a) + 1, dtype=np.int64)
     np.cumsum(lens_a, out=indptr[1:])
+    bad = ()
+    if tok_of is None:
+        # a chunk's token count must be the one its first line gave; ids are numbered in first-seen
+        # order, so a chunk's first occurrence is where the running maximum of the ids grows
+        grows = np.ones(len(flat_a), dtype=np.bool_)
+        run = np.maximum.accumulate(flat_a)
+        grows[1:] = run[1:] > run[:-1]
+        first_pos = np.flatnonzero(grows)
+        tok_of = toks_a[first_pos]
+        bad = np.flatnonzero(toks_a != tok_of[flat_a])
     if len(bad):
         p = int(bad[0])
         row = int(np.searchsorted(indptr, p, side="right")) - 1
@@ -279,7 +275,7 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
         raise _bad(where, where_line[row], f"chunk {lab!r} has {int(toks_a[p])} tokens but line "
                                            f"{where_line[row0]} gave it {int(tok_of[x])}")
     # chunk ids in sorted label order
-    srt = sorted(range(n), key=seen.__getitem__)
+    srt = sorted(range(n), key=seen.__getitem__) if order is None else order.tolist()
     labels = tuple(map(seen.__getitem__, srt))
     remap = np.empty(n, dtype=np.int64)
     remap[np.asarray(srt, dtype=np.int64)] = np.arange(n, dtype=np.int64)
@@ -288,31 +284,42 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
     return _assemble(ids, labels, weights, indptr, remap[flat_a].astype(np.int32))
 
 
-def read_sparse(path: str, stdin=None) -> SparseTrace:
+def read_sparse(path: str, stdin=None, progress=None) -> SparseTrace:
     """Read a JSONL trace file (``-``: standard input) into a :class:`SparseTrace`.
 
-    A file is first read by :func:`.fastread.read_fast` (orjson, in batches); on anything it does
-    not accept (a malformed or unusual line, a blank line, a read error) the file is read again
-    by :func:`parse_sparse`, which names the offending line, so the result or the one-line error
-    is the same either way."""
+    A file is first read by :func:`.fastread.read_fast` (a compiled pass over its bytes, then
+    orjson in batches); on anything they do not accept (a malformed or unusual line, a blank
+    line, a read error) the file is read again by :func:`parse_sparse`, which names the offending
+    line, so the result or the one-line error is the same either way. ``progress``, if given,
+    is called now and then with the number of bytes of the file read so far (from 0 again when
+    a reader starts over)."""
     if path == "-":
         import sys
 
         return parse_sparse(stdin if stdin is not None else sys.stdin, where="<stdin>")
     from .fastread import read_fast
 
-    fast = read_fast(path, MAX_CHUNK_TOKENS)
+    fast = read_fast(path, MAX_CHUNK_TOKENS, progress)
     if fast is not None:
-        return _finish(*fast, where=str(path))
+        return _finish(*fast[:6], where=str(path), order=fast[6], tok_of=fast[7])
     try:
         with open(path, encoding="utf-8") as fh:
-            return parse_sparse(fh, where=str(path))
+            return parse_sparse(fh if progress is None else _reporting(fh, progress), where=str(path))
     except FileNotFoundError:
         raise InstanceError(f"no such file: {path}") from None
     except OSError as exc:
         raise InstanceError(f"cannot read trace {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise InstanceError(f"{path}: not UTF-8 text ({exc.reason})") from None
+
+
+def _reporting(fh, progress, every: int = 65536):
+    """The lines of the text file ``fh``, calling ``progress`` with the bytes read every
+    ``every`` lines."""
+    for k, line in enumerate(fh, start=1):
+        if k % every == 0:
+            progress(fh.buffer.tell())
+        yield line
 
 
 def sparse_from_lists(chunks: Sequence[Sequence], tokens=None, ids=None) -> SparseTrace:
