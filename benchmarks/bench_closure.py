@@ -12,11 +12,14 @@ Suites (``--suite``, repeatable):
   (500, 10), (1000, 10), one seed each.
 
 Methods: ``closure`` = :func:`mptsearch.exact.arborescence.opt_free_closure` (its time limit
-``--closure-limit``, 600 s for m = 1000; out of time it reports the bracket and the gap);
+``--closure-limit``, 600 s for m = 1000; out of time it reports the bracket and the gap; it
+runs the Steiner-set local search first and the pairs program on closures with at most
+``PAIRS_CAP`` containment pairs, and records which program ran and the search's cost);
 ``dp`` = :func:`mptsearch.exact.free.opt_free` where m <= ``--dp-upto``; ``prefix_sets`` where
 :func:`~mptsearch.exact.prefix_sets.opt_free_prefix_sets` applies (unit weights, <= 7 chunks);
 ``cpsat`` = the plain model of issue 25 over the same cover graph (a boolean per set and per
-arc, one incoming arc per used set, an arc only from a used set; one worker, ``--cpsat-limit``)
+arc, one incoming arc per used set, an arc only from a used set; one worker, ``--cpsat-limit``;
+with ``--cpsat-hint`` the local search's sets as a hint)
 where the closure has at most ``--cpsat-max-arcs`` arcs and m <= ``--cpsat-max-m``, on the first
 sample of each group only (it is the slow one; the machine is shared). Wall seconds of one call each
 (``time.perf_counter``) and CPU seconds of this process (``time.process_time``; the machine is
@@ -46,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from experiments.rag_shaped import rag_instance  # noqa: E402
 from mptsearch.exact.arborescence import opt_free_closure  # noqa: E402
 from mptsearch.exact.closure import closure_graph, reduce_instance  # noqa: E402
+from mptsearch.exact.closure_search import closure_poset, search_component  # noqa: E402
 from mptsearch.exact.free import opt_free  # noqa: E402
 from mptsearch.exact.prefix_sets import opt_free_prefix_sets  # noqa: E402
 from mptsearch.families import k4_3, sunflowers  # noqa: E402
@@ -53,9 +57,11 @@ from mptsearch.instance import from_lists  # noqa: E402
 from mptsearch.provenance import git_commit  # noqa: E402
 
 
-def plain_cpsat(inst, time_limit, max_arcs):
+def plain_cpsat(inst, time_limit, max_arcs, hint=False):
     """The plain arborescence model on the closure's cover graph, CP-SAT with one worker.
-    Returns (value or None, lower bound, seconds) or None when the graph is too large."""
+    Returns (value or None, lower bound, seconds) or None when the graph is too large. With
+    ``hint``, the sets used by the Steiner-set local search are given as a hint (the used-set
+    booleans only; its time counts)."""
     from ortools.sat.python import cp_model
 
     red = reduce_instance(inst)
@@ -66,9 +72,10 @@ def plain_cpsat(inst, time_limit, max_arcs):
     single = sum(sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
                  for idx, masks in red.components if len(idx) == 1)
     model = cp_model.CpModel()
-    cost = []
+    cost, ys = [], {}
     for g in graphs:
         y = [None] + [model.NewBoolVar("") for _ in g.sets[1:]]
+        ys[id(g)] = y
         x = [model.NewBoolVar("") for _ in g.tails]
         into = [[] for _ in g.sets]
         for a, (t, h) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
@@ -80,6 +87,12 @@ def plain_cpsat(inst, time_limit, max_arcs):
         for r in g.requests:
             model.Add(y[r] == 1)
         cost += [int(c) * x[a] for a, c in enumerate(g.costs.tolist())]
+    if hint:
+        for g in graphs:
+            _, used = search_component(g, closure_poset(g, red.weights), red.weights)
+            chosen = set(used)
+            for v, y in zip(g.sets[1:], ys[id(g)][1:]):
+                model.AddHint(y, v in chosen)
     model.Minimize(sum(cost))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
@@ -120,7 +133,7 @@ def run_one(name, inst, a):
     row["closure"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
                       "optimal": r.optimal, "lower": r.lower,
                       "upper": r.upper, "gap": r.gap, "lp": r.lp_bound, "sets": r.sets, "arcs": r.arcs,
-                      "components": r.components}
+                      "components": r.components, "formulation": r.formulation, "search_upper": r.search_upper}
     values = {"closure": r.value} if r.optimal else {}
     if inst.m <= a.dp_upto:
         t0, c0 = time.perf_counter(), time.process_time()
@@ -132,7 +145,7 @@ def run_one(name, inst, a):
         row["prefix_sets"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0}
     if a.cpsat_limit > 0 and inst.m <= a.cpsat_max_m and not name.endswith(("#1", "#2", "#3", "#4")):
         c0 = time.process_time()
-        got = plain_cpsat(inst, a.cpsat_limit, a.cpsat_max_arcs)
+        got = plain_cpsat(inst, a.cpsat_limit, a.cpsat_max_arcs, hint=a.cpsat_hint)
         if got is not None:
             v, low, secs = got
             row["cpsat"] = {"seconds": secs, "cpu": time.process_time() - c0, "optimal": v is not None, "lower": low}
@@ -194,6 +207,7 @@ def main():
     p.add_argument("--cpsat-limit", type=float, default=30.0)
     p.add_argument("--cpsat-max-m", type=int, default=200)
     p.add_argument("--cpsat-max-arcs", type=int, default=20_000)
+    p.add_argument("--cpsat-hint", action="store_true", help="hint CP-SAT with the local search's sets")
     a = p.parse_args()
     opt_free(k4_3())  # compile outside the timings
     opt_free(from_lists([[0, 1], [1, 2], [2, 3], [0, 3], [0, 2], [1, 3], [0, 1, 2], [1, 2, 3]]))
@@ -211,7 +225,8 @@ def main():
                               for meth in ("dp", "prefix_sets", "cpsat") if meth in row)
             print(f"{name:<28} m={inst.m:<5} closure {c['seconds']:.3f}s (cpu {c['cpu']:.3f}) "
                   f"{'optimal ' + str(row['value']) if c['optimal'] else 'bracket %d..%d' % (c['lower'], c['upper'])}"
-                  f" (lp {c['lp']:.1f}, {c['sets']} sets) {others}", flush=True)
+                  f" (lp {c['lp']:.1f}, {c['sets']} sets, {c['formulation']}, search {c['search_upper']}) {others}",
+                  flush=True)
         out = Path(__file__).resolve().parent / "results" / f"closure_{suite}.json"
         data = {"config": vars(a), "suite": suite, "git_commit": git_commit(), "load_average": os.getloadavg(),
                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

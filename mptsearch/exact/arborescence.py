@@ -31,7 +31,7 @@ from ..instance import Instance
 from .closure import closure_graph, reduce_instance, MAX_SETS
 from .closure_program import (SolverInconsistent, arborescence_layout, component_model, highs_model,
                               solve_mip)
-from .closure_search import closure_poset, search_component, steiner_layout
+from .closure_search import WORK, closure_poset, default_steps, search_component, steiner_layout
 from .pairs_program import pairs_model
 
 PAIRS_CAP = 100_000  # containment pairs: the pairs program's LP took 2 s at 47k pairs, 376 s at 523k
@@ -97,8 +97,10 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     inst : Instance
     time_limit : float, optional
         Wall seconds for the whole solve; when it runs out the result has ``optimal`` False
-        and the bounds proved so far. The local search is not interrupted (its steps are fixed
-        in advance: 400 per closure set and run, two runs).
+        and the bounds proved so far. The local search is not interrupted: its steps are fixed
+        in advance (two runs of :func:`~mptsearch.exact.closure_search.default_steps`, its work
+        scaled down to about 1 CPU s per 10 s of limit), so the result depends on the limit
+        but not on the machine's speed.
     max_sets : int
         Cap on the closure's size per component (:class:`~mptsearch.exact.closure.ClosureTooLarge`).
     keep_duals : bool
@@ -154,7 +156,8 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
         poset = closure_poset(g, red.weights) if search or pairs_cap > 0 else None
         best, lay = None, None
         if search:
-            best, used = search_component(g, poset, red.weights, seed=seed)
+            steps = None if time_limit is None else default_steps(poset, min(WORK, 3e7 * float(time_limit)))
+            best, used = search_component(g, poset, red.weights, seed=seed, steps=steps)
             lay = steiner_layout(used, list(masks), red.weights, red.groups)
             searched += best
         nsets += len(g.sets)

@@ -30,8 +30,8 @@ from .._kernels.steiner import containment, steiner_anneal
 from ..instance import Instance
 from .closure import ClosureGraph, closure_graph, reduce_instance, MAX_SETS
 
-__all__ = ["Poset", "closure_poset", "SteinerSearch", "search_component", "steiner_search", "steiner_layout",
-           "used_cost"]
+__all__ = ["Poset", "closure_poset", "SteinerSearch", "default_steps", "search_component", "steiner_search",
+           "steiner_layout", "used_cost", "WORK"]
 
 
 def _words(sets: list, nchunks: int) -> np.ndarray:
@@ -83,7 +83,7 @@ def closure_poset(g: ClosureGraph, weights: list) -> Poset:
     return Poset(g, wt, sub_ptr, sub_idx, sup_ptr, sup_idx, fixed)
 
 
-def used_cost(sets: list, weights: list, used: list) -> int:
+def used_cost(weights: list, used: list) -> int:
     """cost(U) of the module docstring for the used sets ``used`` (Python-int masks, the
     requests among them), by the definition: O(|U|^2). The slow twin of the kernel's cost."""
     def w(x):
@@ -126,13 +126,25 @@ class SteinerSearch:
     seconds: float
 
 
+WORK = 300_000_000  # containment-list entries scanned per run at most (about 10 CPU s)
+
+
+def default_steps(poset: Poset, work: float = WORK) -> int:
+    """Steps per run: 400 per closure set (at least 20,000), fewer when a step scans long
+    containment lists, so that a run scans about ``work`` list entries at most (a step scans
+    about twice the mean list length). Deterministic: the same instance gets the same steps."""
+    nsets = len(poset.wt)
+    mean = max(1.0, 2.0 * len(poset.sub_idx) / nsets)
+    return int(max(20_000, min(400 * nsets, work / mean)))
+
+
 def search_component(g: ClosureGraph, poset: Poset, weights: list, *, seed: int = 0, restarts: int = 2,
                      steps: int | None = None) -> tuple[int, list]:
     """The local search on one component: (the best cost(U) found, its used sets as masks over
-    merged chunks, requests included). ``steps`` per run defaults to 400 per closure set (at
-    least 20,000); runs use seeds ``seed``, ``seed + 1``, ... and start from the requests alone.
+    merged chunks, requests included). ``steps`` per run defaults to :func:`default_steps`;
+    runs use seeds ``seed``, ``seed + 1``, ... and start from the requests alone.
     O(steps (|sup| + |sub|)) per run."""
-    nsteps = steps if steps is not None else max(20_000, 400 * len(g.sets))
+    nsteps = steps if steps is not None else default_steps(poset)
     temp0 = float(np.median(poset.wt[1:])) * 0.05
     best_cost, best_used = None, None
     for r in range(restarts):
@@ -155,7 +167,7 @@ def steiner_search(inst: Instance, *, seed: int = 0, restarts: int = 2, steps: i
     restarts : int
         Independent runs per component, the best kept.
     steps : int, optional
-        Steps per run (default 400 per closure set, at least 20,000).
+        Steps per run (default :func:`default_steps`).
 
     Returns
     -------
