@@ -7,6 +7,8 @@ Suites (``--suite``, repeatable):
 - ``dense``: random k-uniform families (``random.Random`` over all k-sets): k = 4 on 7 chunks
   (m = 15, 25, 35), k = 4 on 8 chunks (m = 20, 35, 50, 70), k = 4 and 5 on 9 chunks
   (m = 63, 126), ``--samples`` of each (one when m is every k-set);
+- ``zipfmid``: the same generator at (m, k) = (100, 8), (150, 8), ``--samples`` seeds each, where
+  the closure program reaches the optimum: how far the local search and the two LPs are from it;
 - ``zipf``: RAG-shaped instances (experiments/rag_shaped.py's generator, 4 topics of 50 chunks,
   token weights 50..400, every request exactly k chunks): (m, k) = (50, 5), (200, 10), (200, 20),
   (500, 10), (1000, 10), one seed each.
@@ -28,6 +30,7 @@ wall seconds. Every value
 any two methods prove is compared (assert).
 
 Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
+(the Zipf runs of docs/exact.md: ``--suite zipf --suite zipfmid --cpsat-hint --lp-compare``)
 Writes benchmarks/results/closure_<suite>.json and prints one line per instance;
 ``--table`` prints the markdown crossover table of docs/exact.md from those files only.
 """
@@ -47,7 +50,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from experiments.rag_shaped import rag_instance  # noqa: E402
-from mptsearch.exact.arborescence import opt_free_closure  # noqa: E402
+from mptsearch.exact.arborescence import PAIRS_CAP, opt_free_closure  # noqa: E402
+from mptsearch.exact.closure_program import component_model, highs_model  # noqa: E402
+from mptsearch.exact.pairs_program import pairs_model  # noqa: E402
 from mptsearch.exact.closure import closure_graph, reduce_instance  # noqa: E402
 from mptsearch.exact.closure_search import closure_poset, search_component  # noqa: E402
 from mptsearch.exact.free import opt_free  # noqa: E402
@@ -104,6 +109,31 @@ def plain_cpsat(inst, time_limit, max_arcs, hint=False):
     return None, int(np.ceil(solver.BestObjectiveBound() - 1e-6)) + single, secs
 
 
+def lp_values(inst, cap):
+    """(cover LP, pairs LP) summed over components, or pairs None when a component has more
+    than ``cap`` containment pairs: the two relaxations side by side (untimed)."""
+    red = reduce_instance(inst)
+    cover = pairs = 0.0
+    for idx, masks in red.components:
+        if len(idx) == 1:
+            w = sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
+            cover += w
+            pairs = None if pairs is None else pairs + w
+            continue
+        g = closure_graph(masks, red.weights)
+        h = highs_model(component_model(g), integer=False, time_limit=None)
+        h.run()
+        cover += h.getInfo().objective_function_value
+        poset = closure_poset(g, red.weights)
+        if pairs is None or len(poset.sub_idx) > cap:
+            pairs = None
+            continue
+        h = highs_model(pairs_model(g, poset), integer=False, time_limit=None, presolve="off")
+        h.run()
+        pairs += h.getInfo().objective_function_value
+    return cover, pairs
+
+
 def sunflower_suite():
     for c in range(2, 25):
         for k in range(3, 48 // c + 2):
@@ -125,6 +155,15 @@ def zipf_suite(seed):
         yield f"zipf m={m} k={k}", rag_instance(m, np.random.default_rng(seed + m + k), k=(k, k), pool=50)
 
 
+def zipf_mid_suite(seed, samples):
+    """Mid-size RAG-shaped instances where the optimum is reachable: how far each bound is
+    from it (the search's cost, the cover LP, the pairs LP)."""
+    for m, k in [(100, 8), (150, 8)]:
+        for s in range(samples):
+            yield f"zipf m={m} k={k} #{s}", rag_instance(m, np.random.default_rng(seed + 1000 * s + m + k),
+                                                         k=(k, k), pool=50)
+
+
 def run_one(name, inst, a):
     row = {"instance": name, "n": inst.n, "m": inst.m, "unit": bool(inst.unit_weights)}
     limit = a.closure_limit if inst.m < 1000 else a.closure_limit_large
@@ -134,6 +173,9 @@ def run_one(name, inst, a):
                       "optimal": r.optimal, "lower": r.lower,
                       "upper": r.upper, "gap": r.gap, "lp": r.lp_bound, "sets": r.sets, "arcs": r.arcs,
                       "components": r.components, "formulation": r.formulation, "search_upper": r.search_upper}
+    if a.lp_compare:
+        cover, pairs = lp_values(inst, PAIRS_CAP)
+        row["closure"]["lp_cover"], row["closure"]["lp_pairs"] = cover, pairs
     values = {"closure": r.value} if r.optimal else {}
     if inst.m <= a.dp_upto:
         t0, c0 = time.perf_counter(), time.process_time()
@@ -163,7 +205,7 @@ def table():
     print("| suite | group | instances | m | closure: solved, median / max CPU s | closure gap (unsolved) "
           "| subset DP | prefix sets | plain CP-SAT: solved, median / max CPU s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for suite in ("sunflowers", "dense", "zipf"):
+    for suite in ("sunflowers", "dense", "zipf", "zipfmid"):
         path = folder / f"closure_{suite}.json"
         if not path.exists():
             continue
@@ -198,7 +240,7 @@ def main():
         table()
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--suite", action="append", choices=["sunflowers", "dense", "zipf"], required=True)
+    p.add_argument("--suite", action="append", choices=["sunflowers", "dense", "zipf", "zipfmid"], required=True)
     p.add_argument("--samples", type=int, default=3)
     p.add_argument("--seed", type=int, default=25)
     p.add_argument("--closure-limit", type=float, default=60.0)
@@ -208,6 +250,8 @@ def main():
     p.add_argument("--cpsat-max-m", type=int, default=200)
     p.add_argument("--cpsat-max-arcs", type=int, default=20_000)
     p.add_argument("--cpsat-hint", action="store_true", help="hint CP-SAT with the local search's sets")
+    p.add_argument("--lp-compare", action="store_true",
+                   help="also record the cover and pairs LP values (untimed, pairs up to PAIRS_CAP)")
     a = p.parse_args()
     opt_free(k4_3())  # compile outside the timings
     opt_free(from_lists([[0, 1], [1, 2], [2, 3], [0, 3], [0, 2], [1, 3], [0, 1, 2], [1, 2, 3]]))
@@ -215,7 +259,7 @@ def main():
     opt_free_closure(k4_3())
     for suite in a.suite:
         gen = {"sunflowers": sunflower_suite, "dense": lambda: dense_suite(a.samples, a.seed),
-               "zipf": lambda: zipf_suite(a.seed)}[suite]()
+               "zipf": lambda: zipf_suite(a.seed), "zipfmid": lambda: zipf_mid_suite(a.seed, a.samples)}[suite]()
         rows = []
         for name, inst in gen:
             row = run_one(name, inst, a)
