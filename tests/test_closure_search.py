@@ -6,7 +6,7 @@ included: the strategy draws arbitrary subsets)."""
 import numpy as np
 from hypothesis import given, settings
 
-from mptsearch.exact.arborescence import opt_free_closure
+from mptsearch.exact.arborescence import PAIRS_CAP, opt_free_closure
 from mptsearch.exact.closure import closure_graph, reduce_instance
 from mptsearch.exact.closure_program import highs_model, solve_mip
 from mptsearch.exact.closure_search import closure_poset, search_component, steiner_search, used_cost
@@ -111,8 +111,8 @@ def test_cover_program_alone_and_the_default_agree_with_the_dp():
         inst = random_instance(n=9, m=12, k=(2, 6), weights=(1, 9), seed=seed)
         opt = opt_free(inst).value
         old = opt_free_closure(inst, search=False, pairs_cap=0)
-        new = opt_free_closure(inst)
-        assert old.value == new.value == opt
+        new = opt_free_closure(inst, large=0, pairs_cap=PAIRS_CAP)
+        assert old.value == new.value == opt == opt_free_closure(inst).value
         assert old.formulation == "cover" and new.formulation == "pairs"
         assert new.search_upper >= opt
 
@@ -120,7 +120,7 @@ def test_cover_program_alone_and_the_default_agree_with_the_dp():
 def test_out_of_time_bracket_holds_the_optimum():
     inst = random_instance(n=10, m=16, k=(3, 7), weights=(1, 9), seed=5)
     opt = opt_free(inst).value
-    r = opt_free_closure(inst, time_limit=0.05)
+    r = opt_free_closure(inst, time_limit=0.05, large=0, pairs_cap=PAIRS_CAP)
     assert r.lower <= opt <= r.upper == trie_cost(inst, r.layout)
     assert r.optimal == (r.lower == r.upper)
 

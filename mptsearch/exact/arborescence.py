@@ -4,15 +4,19 @@ By the closure form of Theorem 1 (:mod:`mptsearch.exact.closure`, with its proof
 the least cost of an arborescence rooted at ∅ over the intersection closure that reaches every
 request. Per component (:func:`~mptsearch.exact.closure.reduce_instance`) this driver
 
-1. runs the Steiner-set local search (:mod:`mptsearch.exact.closure_search`) for an upper
-   bound: a layout whose cost is recomputed on the trie, kept *outside* the solver;
-2. solves a 0/1 program in HiGHS, one thread, no starting solution: the cover program of
-   :mod:`mptsearch.exact.closure_program` or, when the closure has at most ``pairs_cap``
+1. solves the cover program's LP (:mod:`mptsearch.exact.closure_program`): its value is a
+   lower bound even if the time runs out before the branch and bound starts;
+2. on closures of at least ``LARGE`` sets, runs the Steiner-set local search
+   (:mod:`mptsearch.exact.closure_search`) for an upper bound: a layout whose cost is
+   recomputed on the trie, kept *outside* the solver;
+3. solves a 0/1 program in HiGHS, one thread, no starting solution: the cover program or, on
+   request (``pairs_cap``), on closures of at least ``LARGE`` sets and at most ``pairs_cap``
    containment pairs, the stronger program of :mod:`mptsearch.exact.pairs_program` (branch
    rows; presolve off, since HiGHS's probing took the whole time limit on it);
-3. takes the lower bound from the program (HiGHS's dual bound, rounded up: a solver's word)
-   and the upper bound from the better of the program's incumbent, the local search and the
-   agglomerative layout. The component is solved when the bound reaches the upper bound.
+4. takes the lower bound from the program (HiGHS's dual bound, or the LP's value, rounded up: a
+   solver's word) and the upper bound from the better of the program's incumbent, the local
+   search and the agglomerative layout. A component is solved when the bound reaches the
+   upper bound.
 
 Out of time the result carries the bracket and its gap, never a guess. Only the LP-dual
 certificate of :mod:`mptsearch.verify.lpdual` trusts no solver; its rows come from the cover
@@ -35,6 +39,7 @@ from .closure_search import WORK, closure_poset, default_steps, search_component
 from .pairs_program import pairs_model
 
 PAIRS_CAP = 100_000  # containment pairs: the pairs program's LP took 2 s at 47k pairs, 376 s at 523k
+LARGE = 500  # closure sets: smaller components get the cover program alone, as before this module had a search
 
 __all__ = ["SolverInconsistent", "ClosureResult", "opt_free_closure", "component_model"]
 
@@ -89,7 +94,7 @@ class ClosureResult:
 
 def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_sets: int = MAX_SETS,
                      threads: int = 1, keep_duals: bool = False, search: bool = True,
-                     pairs_cap: int = PAIRS_CAP, seed: int = 0) -> ClosureResult:
+                     pairs_cap: int = 0, large: int = LARGE, seed: int = 0) -> ClosureResult:
     """Exact OPT_free (any positive integer weights, any n) by the closure arborescence program.
 
     Parameters
@@ -106,10 +111,18 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     keep_duals : bool
         Also keep each component's cover-program LP row duals (for a certificate).
     search : bool
-        Run the Steiner-set local search for the upper bound (module docstring).
+        Run the Steiner-set local search for the upper bound (module docstring) on components
+        whose closure has at least ``large`` sets.
     pairs_cap : int
-        Solve the pairs program of :mod:`mptsearch.exact.pairs_program` on components with at
-        most this many containment pairs, the cover program on the others (0: never).
+        Solve the pairs program of :mod:`mptsearch.exact.pairs_program` on components whose
+        closure has at least ``large`` sets and at most ``pairs_cap`` containment pairs, the
+        cover program on the others. Default 0 (never): its LP is higher, but HiGHS's branch
+        and bound did not close more of the gap on it (docs/exact.md); ``PAIRS_CAP`` is the
+        cap used where it is tried.
+    large : int
+        Components with a smaller closure get the cover program alone (no search, no pairs
+        program): it solves them fast, and the many small calls of ``anneal`` and ``verify``
+        stay as fast as before.
     seed : int
         Seed of the local search.
 
@@ -153,22 +166,24 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
             continue
         g = closure_graph(masks, red.weights, max_sets=max_sets)
         model = component_model(g)
-        poset = closure_poset(g, red.weights) if search or pairs_cap > 0 else None
-        best, lay = None, None
-        if search:
-            steps = None if time_limit is None else default_steps(poset, min(WORK, 3e7 * float(time_limit)))
-            best, used = search_component(g, poset, red.weights, seed=seed, steps=steps)
-            lay = steiner_layout(used, list(masks), red.weights, red.groups)
-            searched += best
         nsets += len(g.sets)
         narcs += len(g.tails)
         left = None if deadline is None else deadline - time.perf_counter()
         lp = highs_model(model, integer=False, time_limit=left)
         lp.run()
         lp_value = lp.getInfo().objective_function_value
+        lp_solved = lp.modelStatusToString(lp.getModelStatus()) == "Optimal"
         lp_total += lp_value
         if keep_duals:
             duals.append((idx, g, model, np.array(lp.getSolution().row_dual), lp_value))
+        big = len(g.sets) >= large
+        poset = closure_poset(g, red.weights) if big and (search or pairs_cap > 0) else None
+        best, lay = None, None
+        if search and big:
+            steps = None if time_limit is None else default_steps(poset, min(WORK, 3e7 * float(time_limit)))
+            best, used = search_component(g, poset, red.weights, seed=seed, steps=steps)
+            lay = steiner_layout(used, list(masks), red.weights, red.groups)
+            searched += best
         if poset is not None and len(poset.sub_idx) <= pairs_cap:
             forms.add("pairs")
             program = pairs_model(g, poset)
@@ -184,6 +199,8 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
                                          f"search found an arborescence of cost {best}")
             if best is None or cost_x <= best:
                 best, lay = cost_x, arborescence_layout(program.graph, x, red.groups)
+        if lp_solved:  # the cover LP is a lower bound too (HiGHS's word, like the dual bound)
+            bound = max(bound, int(np.ceil(lp_value - 1e-6)))
         if best is not None and bound > best:
             raise SolverInconsistent(f"closure solver: HiGHS's bound {bound} is above an arborescence of cost {best}")
         lower += max(bound, 0)
