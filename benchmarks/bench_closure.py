@@ -32,7 +32,8 @@ any two methods prove is compared (assert).
 Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
 (the Zipf runs of docs/exact.md: ``--suite zipf --suite zipfmid --cpsat-hint --lp-compare``)
 Writes benchmarks/results/closure_<suite>.json and prints one line per instance;
-``--table`` prints the markdown crossover table of docs/exact.md from those files only.
+``--table`` prints the markdown crossover table of docs/exact.md from those files only,
+``--zipf-table`` its per-instance Zipf table.
 """
 
 import argparse
@@ -235,9 +236,38 @@ def table():
                   f"{cell(rs, 'prefix_sets')} | {cell(rs, 'cpsat')} |")
 
 
+def zipf_table():
+    """Per Zipf instance: the bracket (or the value), the local search's cost, and how far the
+    cover and pairs LPs and the proved lower bound are below the best layout found, from
+    benchmarks/results/closure_zipf*.json (rows run with ``--lp-compare``)."""
+    folder = Path(__file__).resolve().parent / "results"
+    print("| instance | closure sets | program | CPU s | OPT_free or bracket | gap | search above best | "
+          "cover LP below best | pairs LP below best |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for suite in ("zipf", "zipfmid"):
+        path = folder / f"closure_{suite}.json"
+        if not path.exists():
+            continue
+        for r in json.loads(path.read_text())["rows"]:
+            c = r["closure"]
+            best = c["upper"]
+
+            def below(v):
+                return "-" if v is None else f"{100 * (best - v) / best:.2f}%"
+
+            # 0: a run before search_upper became None when the search ran on no component
+            found = "-" if not c.get("search_upper") else f"{100 * (c['search_upper'] - best) / best:.2f}%"
+            value = f"{c['upper']:,}" if c["optimal"] else f"{c['lower']:,}..{c['upper']:,}"
+            print(f"| {r['instance']} | {c['sets']:,} | {c.get('formulation', 'cover')} | {c['cpu']:.3g} | {value} | "
+                  f"{100 * c['gap']:.2f}% | {found} | {below(c.get('lp_cover'))} | {below(c.get('lp_pairs'))} |")
+
+
 def main():
     if "--table" in sys.argv:
         table()
+        return
+    if "--zipf-table" in sys.argv:
+        zipf_table()
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--suite", action="append", choices=["sunflowers", "dense", "zipf", "zipfmid"], required=True)

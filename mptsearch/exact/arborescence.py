@@ -52,8 +52,9 @@ class ClosureResult:
     always, ``upper`` is the trie cost of ``layout`` (recomputed on the trie), ``gap`` is
     (upper - lower) / upper. ``lp_bound`` is the LP relaxation's value (float);
     ``formulation`` says which program(s) ran, ``search_upper`` what the local search found
-    (cost(U) summed over components; None when it did not run); ``sets``/``arcs`` are the
-    cover model's sizes summed over components (single-request components
+    (cost(U) summed over components, single-request ones included; None when it ran on
+    none); ``sets``/``arcs`` are the cover model's sizes summed over components (single-request
+    components
     need no model); ``duals`` holds, per component, what :mod:`mptsearch.verify.lpdual`
     needs to write a certificate: (request indices, graph, model, row duals, LP value)."""
 
@@ -152,6 +153,7 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     red = reduce_instance(inst)
     layout: list = [None] * inst.m
     lower = upper = searched = 0
+    ran_search = False
     lp_total = 0.0
     optimal, status, nsets, narcs, duals, forms = True, "optimal", 0, 0, [], set()
     for idx, masks in red.components:
@@ -184,6 +186,7 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
             best, used = search_component(g, poset, red.weights, seed=seed, steps=steps)
             lay = steiner_layout(used, list(masks), red.weights, red.groups)
             searched += best
+            ran_search = True
         if poset is not None and len(poset.sub_idx) <= pairs_cap:
             forms.add("pairs")
             program = pairs_model(g, poset)
@@ -226,4 +229,4 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
                          layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
                          components=len(red.components), seconds=time.perf_counter() - t0,
                          status=status, duals=duals, groups=red.groups, total=inst.total_weight(),
-                         formulation="+".join(sorted(forms)) or "none", search_upper=searched if search else None)
+                         formulation="+".join(sorted(forms)) or "none", search_upper=searched if ran_search else None)

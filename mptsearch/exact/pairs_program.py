@@ -53,10 +53,11 @@ certificate rows from the cover program only. Rows (b) over all containments are
 :func:`~mptsearch.exact.arborescence.component_model` applied to the containment graph (with
 the same dropping of implied rows); (c) is added here.
 
-Computed (benchmarks/results/closure_zipf.json, docs/exact.md): on RAG-shaped instances the LP
-of this program is above the cover program's (m = 200, k = 10: 238,574 against 234,752); its
-size is the number of containment pairs (47k at m = 200, 523k at m = 1,000), so it is used
-only below a cap.
+Computed (benchmarks/results/closure_zipf*.json, docs/exact.md): on RAG-shaped instances the LP
+of this program is 0.5-1.6% above the cover program's (m = 200, k = 10: 238,574 against
+234,752), but HiGHS's branch and bound did not close more of the gap on it, and its size is
+the number of containment pairs (47k at m = 200, 523k at m = 1,000), so
+:func:`~mptsearch.exact.arborescence.opt_free_closure` uses it only on request.
 """
 
 from __future__ import annotations
