@@ -90,6 +90,19 @@ class Run:
                                          "timings": self.timings})
 
 
+def save_figure(fig, path: Path, dpi: int = 120) -> Path:
+    """Write a matplotlib figure to ``path`` whole or not at all (a temporary file, then a
+    rename), and close it."""
+    path = Path(path)
+    tmp = path.with_name(path.stem + ".tmp" + path.suffix)
+    fig.savefig(tmp, dpi=dpi)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    tmp.replace(path)
+    return path
+
+
 def _command(name: str) -> str:
     """How this run was started: the script's own module (not the result folder's name)."""
     script = Path(sys.argv[0]).stem if sys.argv and sys.argv[0].endswith(".py") else name

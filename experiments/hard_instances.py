@@ -60,30 +60,32 @@ def _header(kind: str, config: dict, seed: int, commit: str) -> dict:
             "timings": {}, "rows": []}
 
 
-def _search(objective: str, k: int, m: int, weights, seed: int, **extra):
+def _search(objective: str, k: int, m: int, weights, seed: int, *, n: int = N, steps: int = STEPS,
+            restart_steps: int = RESTART_STEPS, **extra):
     """One search and its certificate: (certificate, run, CLI command)."""
     from mptsearch.search.anneal import AnnealConfig
     from mptsearch.search.certificate import certify
     from mptsearch.search.parallel import anneal
 
-    cfg = AnnealConfig(n=N, k=(1, k), m=(m, m), weights=tuple(weights), objective=objective,
-                       restart_steps=RESTART_STEPS, **extra)
-    run = anneal(cfg, seed=seed, steps=STEPS, time_limit=None, jobs=1)
+    cfg = AnnealConfig(n=n, k=(1, k), m=(m, m), weights=tuple(weights), objective=objective,
+                       restart_steps=restart_steps, **extra)
+    run = anneal(cfg, seed=seed, steps=steps, time_limit=None, jobs=1)
     cert = certify(run.instance, objective, run.num, run.den, **extra)
     opt = " ".join(f"--{key} {val}" for key, val in extra.items())
     w = f"{weights[0]}-{weights[1]}" if weights[0] != weights[1] else str(weights[0])
-    cmd = (f"mptsearch anneal --objective {objective} {opt} -k 1-{k} -n {N} -m {m} --weights {w} "
-           f"--steps {STEPS} --restart-steps {RESTART_STEPS} -s {seed} -j 1 --json")
+    cmd = (f"mptsearch anneal --objective {objective} {opt} -k 1-{k} -n {n} -m {m} --weights {w} "
+           f"--steps {steps} --restart-steps {restart_steps} -s {seed} -j 1 --json")
     return cert, run, cmd
 
 
-def _grid(path, data: dict, objective: str, cells, cost_key: str) -> None:
+def _grid(path, data: dict, objective: str, cells, cost_key: str, **search) -> None:
     """One search per cell (label, k, m, weights, options, row fields); rewrite ``path`` after
-    each, so an interrupted run keeps what it finished."""
+    each, so an interrupted run keeps what it finished. ``search``: n, steps, restart_steps of
+    :func:`_search` (default this module's)."""
     t0 = time.perf_counter()
     for label, k, m, weights, extra, fields in cells:
         t = time.perf_counter()
-        cert, run, cmd = _search(objective, k, m, weights, data["seed"], **extra)
+        cert, run, cmd = _search(objective, k, m, weights, data["seed"], **search, **extra)
         row = dict(fields, k=k, n=cert["n"], m=cert["m"], ratio=cert["fraction"],
                    ratio_float=round(float(Fraction(cert["fraction"])), 6))
         row.update({cost_key: cert[cost_key], "opt_free": cert["opt_free"], "requests": cert["requests"],

@@ -7,9 +7,11 @@ Writes results/online/:
   of the surviving chunks of R_1; exact DP), beside the closed-form bounds of Lemma 4;
 - ``bounds.csv``: per k, the proved lower bounds (deterministic, randomised) and upper bounds
   (every algorithm; OnlineLayouter's exact ratio on online-star);
-- ``trace_ratio.csv``: OnlineLayouter / OPT_free on the FanOutQA k=10 trace, bracketed by the
-  agglomerative cost (>= OPT_free) and the MST bound (<= OPT_free), read from the committed
-  results/serving/online.csv and methods.csv (the trace itself is not rebuilt here);
+- ``trace_ratio.csv``: OnlineLayouter / OPT_free on the FanOutQA k=10 trace, the online costs
+  read from the committed results/serving/online.csv, OPT_free's bracket from
+  results/online_exact/whole.json (experiments/online_exact.py: the closure program's best
+  layout above, its LP-dual certificate below, HiGHS's own bound beside it); the old bracket
+  (agglomerative cost >= OPT_free >= MST bound, from methods.csv) is kept in its columns;
 - ``frontier.csv``: on the committed small trace tests/data/serving_small.jsonl, the W x
   capacity excess of (a) the offline agglomerative layout served window-sorted and (b)
   OnlineLayouter(W) served window-sorted, with Proposition 8's upper bound beside it;
@@ -29,6 +31,7 @@ search.json from the anneal search when present).
 from __future__ import annotations
 
 import csv
+import json
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
@@ -108,10 +111,23 @@ def _read_csv(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
+def trace_opt_free() -> dict:
+    """OPT_free of the FanOutQA k=10 trace as results/online_exact/whole.json recorded it
+    (experiments/online_exact.py: the closure program and its LP-dual certificate), or {} when
+    that experiment has not run."""
+    path = ROOT / "results" / "online_exact" / "whole.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 def trace_rows() -> list[dict]:
+    """ALG / OPT_free of ``online_layout`` on the trace: exact where OPT_free is, else between
+    ALG / (best layout) and ALG / (certified lower bound); HiGHS's own lower bound beside it.
+    Without results/online_exact, the old bracket: agglomerative (>= OPT_free) and the MST
+    bound (<= OPT_free)."""
     serving = ROOT / "results" / "serving"
     methods = _read_csv(serving / "methods.csv")
     ref = {(r["k"], r["arrival"], r["method"]): int(r["prefill"]) for r in methods}
+    opt = trace_opt_free()
     rows = []
     for r in _read_csv(serving / "online.csv"):
         if r["k"] != "10":
@@ -119,9 +135,21 @@ def trace_rows() -> list[dict]:
         agg = ref[(r["k"], r["arrival"], "agglomerative")]
         mst = ref[(r["k"], r["arrival"], "MST lower bound")]
         c = int(r["prefill"])
+        if opt:
+            upper, lower, highs = opt["upper"], opt["lower_certified"], opt["lower_highs"]
+            exact = opt["upper"] if opt["certified_exact"] or opt["optimal"] else None
+            how = ("exact, LP-dual certified" if opt["certified_exact"] else "exact by HiGHS" if opt["optimal"]
+                   else "bracket: LP-dual certificate .. best layout (results/online_exact/whole.json)")
+        else:
+            upper, lower, highs, exact, how = agg, mst, mst, None, "bracket: MST bound .. agglomerative"
         rows.append({"k": 10, "arrival": r["arrival"], "W": r["W"], "online_prefill": c,
+                     "opt_free": exact if exact is not None else "", "opt_free_upper": upper,
+                     "opt_free_lower_highs": highs, "opt_free_lower_certified": lower, "opt_free_how": how,
+                     "ratio": round(c / exact, 4) if exact is not None else "",
+                     "ratio_at_least": round(c / upper, 4), "ratio_at_most_highs": round(c / highs, 4),
+                     "ratio_at_most": round(c / lower, 4),
                      "agglomerative": agg, "mst_lower_bound": mst,
-                     "ratio_at_least": round(c / agg, 4), "ratio_at_most": round(c / mst, 4)})
+                     "old_ratio_at_least": round(c / agg, 4), "old_ratio_at_most": round(c / mst, 4)})
     return rows
 
 
@@ -347,7 +375,8 @@ def main(argv=None):
     run.write_csv("bounds.csv", bounds)
     run.write_csv("length_bound.csv", length_bound_rows(TRACE_K, TRACE_M, drop))
     with run.timed("trace"):
-        run.write_csv("trace_ratio.csv", trace_rows())
+        trace = trace_rows()
+        run.write_csv("trace_ratio.csv", trace)
     with run.timed("frontier_small_trace"):
         fr = frontier_rows()
     run.write_csv("frontier.csv", fr)
@@ -372,7 +401,10 @@ def main(argv=None):
                            f"nothing (Theorem 4) and the ratio is at least (k+1)/2 at every W (Theorem N); "
                            f"greedy-oldest's exhaustive worst case: "
                            f"{go}; "
-                           f"on the FanOutQA trace the ratio does fall with W (results/online/trace_ratio.csv); random check: {sum(r['bound_holds'] for r in rnd)} of {len(rnd)} within the trivial bound; "
+                           f"on the FanOutQA trace the ratio does fall with W (results/online/trace_ratio.csv, given arrival: "
+                           + ", ".join(f"W={t['W']}: {t['ratio_at_least']}..{t['ratio_at_most']}" for t in trace
+                                       if t["arrival"] == "given" and t["W"] in ("1", "512"))
+                           + f"; {trace[0]['opt_free_how']}); random check: {sum(r['bound_holds'] for r in rnd)} of {len(rnd)} within the trivial bound; "
                            f"worst random ratio {worst['ratio']} (k={worst['k']}, W={worst['W']})"}])
     print((run.dir / "bounds.csv").read_text())
     print("prop8 holds on", sum(bool(r["prop8_holds"]) for r in fr), "of", len(fr), "frontier cells")

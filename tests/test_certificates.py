@@ -207,6 +207,30 @@ def test_anneal_certificate_needs_two_methods(monkeypatch):
         C.certify(k4_3(), "ratio", 9, 8)
 
 
+def test_anneal_verification_runs_only_the_methods_that_apply(monkeypatch):
+    """A find's verification skips the methods past their size limit (forced, trie-search ran
+    for minutes on a 50-request find) and counts the closure MIP: a 50-request find on 7 chunks
+    is certified by the prefix-set search and the closure MIP."""
+    from mptsearch.instance import parse_instance
+    from mptsearch.search import verification as S
+    from mptsearch.verify import verify as V
+
+    def never(*args):
+        raise AssertionError("a method past its size limit was run")
+
+    for name in ("dp-free", "trie-search", "sat-free"):
+        q, kind, too_big, _ = V.METHODS[name]
+        monkeypatch.setitem(V.METHODS, name, (q, kind, too_big, never))
+    monkeypatch.setitem(S.VERIFY_METHODS, "free", ("dp-free", "trie-search", "sat-free", "prefix-sets", "closure-mip"))
+    find = parse_instance("046 01 0135 46 236 05 1456 0126 0236 0145 23 134 0246 56 0456 345 356 0356 0346 0124 "
+                          "1236 1256 0345 235 023 24 256 136 1346 056 1235 246 15 1345 25 26 124 156 135 016 "
+                          "0136 125 04 026 0156 145 34 2346 234 35")  # anneal cost-ratio agglomerative, m = 50
+    v = S.verification(find, {"free": 55})
+    assert v["certified"] and v["quantities"]["free"]["methods"] == {"prefix-sets": 55, "closure-mip": 55}
+    monkeypatch.undo()
+    assert "closure-mip" in S.VERIFY_METHODS["free"]  # the real list counts it too
+
+
 def test_proof_too_long_to_check_is_undecided_not_proved():
     from mptsearch.verify.verify import verify
     with pytest.raises(satproof.SatBudgetExceeded, match="lines"):

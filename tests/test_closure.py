@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mptsearch.exact.arborescence import opt_free_closure
-from mptsearch.exact.closure import ClosureTooLarge, closure_graph, reduce_instance
+from mptsearch.exact.closure import (SPARSE_CHUNKS, ClosureTooLarge, _closure_graph_sparse, closure_graph,
+                                     reduce_instance)
 from mptsearch.exact.free import opt_free
 from mptsearch.families import k4_3, leave_one_out, min_external_path_length, random_instance, sunflowers
 from mptsearch.instance import from_lists
@@ -34,6 +35,56 @@ def test_closure_and_covers_match_the_naive_twins(inst):
     assert arcs == naive_cover_pairs(got)
     for t, h, c in zip(g.tails, g.heads, g.costs):
         assert c == sum(int(inst.weights[x]) for x in _sets(g.sets[h] & ~g.sets[t]))
+
+
+def _graph_key(g):
+    arcs = sorted((g.sets[t], g.sets[h], int(c)) for t, h, c in zip(g.tails, g.heads, g.costs))
+    return g.sets, arcs, [g.sets[v] for v in g.requests]
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances(max_n=9, max_m=10))
+def test_sparse_closure_is_the_dense_one(inst):
+    masks = inst.request_masks()
+    w = [int(x) for x in inst.weights]
+    assert _graph_key(_closure_graph_sparse(masks, w, 10_000)) == _graph_key(closure_graph(masks, w))
+
+
+def test_many_chunks_take_the_sparse_path_and_match_the_naive_twins():
+    # masks over 300 chunks (past SPARSE_CHUNKS): 1-3 of 12 hot chunks and 2 of a long tail each
+    import random
+
+    rng = random.Random(5)
+    reqs = [frozenset(rng.sample(range(12), rng.randint(1, 3)) + rng.sample(range(12, 300), 2)) for _ in range(9)]
+    reqs = list(dict.fromkeys(reqs + [frozenset({0, 1, 2, 3}), frozenset({0, 1})]))
+    weights = [1 + x % 4 for x in range(300)]
+    assert len(weights) >= SPARSE_CHUNKS
+    g = closure_graph([sum(1 << x for x in r) for r in reqs], weights)
+    got = {_sets(x) for x in g.sets[1:]}
+    assert got == naive_closure(reqs)
+    assert {(_sets(g.sets[t]), _sets(g.sets[h])) for t, h in zip(g.tails, g.heads)} == naive_cover_pairs(got)
+    for t, h, c in zip(g.tails, g.heads, g.costs):
+        assert c == sum(weights[x] for x in _sets(g.sets[h] & ~g.sets[t]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(max_n=7, max_m=8, max_weight=6))
+def test_value_by_the_sparse_path_equals_the_dp(inst):
+    import mptsearch.exact.closure as closure
+
+    saved = closure.SPARSE_CHUNKS
+    closure.SPARSE_CHUNKS = 1
+    try:
+        r = opt_free_closure(inst)
+    finally:
+        closure.SPARSE_CHUNKS = saved
+    assert r.optimal and r.value == opt_free(inst).value
+
+
+def test_sparse_closure_cap():
+    inst = random_instance(n=12, m=40, k=6, seed=0)
+    with pytest.raises(ClosureTooLarge):
+        _closure_graph_sparse(inst.request_masks(), [1] * inst.n, 50)
 
 
 @settings(max_examples=80, deadline=None)
@@ -94,6 +145,24 @@ def test_out_of_time_gives_bounds_not_a_guess():
     assert not r.optimal and r.value is None
     assert r.lower <= r.upper == trie_cost(inst, r.layout)
     assert r.gap == (r.upper - r.lower) / r.upper
+
+
+def test_a_component_without_incumbent_before_others_gives_bounds(monkeypatch):
+    """A component the solver leaves without an incumbent, followed by a one-request component
+    and a solved one, gives the fallback layout and a bracket (it once raised a TypeError)."""
+    from mptsearch.exact import arborescence as A
+
+    inst = from_lists([[0, 1, 2], [0, 1, 3], [1, 2, 3], [7, 8], [4, 5], [4, 6]], {x: x + 1 for x in range(9)})
+    solve, calls = A._solve_mip, []
+
+    def first_unsolved(model, deadline):
+        calls.append(1)
+        return ("Time limit reached", 0, None) if len(calls) == 1 else solve(model, deadline)
+
+    monkeypatch.setattr(A, "_solve_mip", first_unsolved)
+    r = opt_free_closure(inst)
+    assert len(calls) == 2 and not r.optimal and r.value is None
+    assert r.lower <= opt_free(inst).value <= r.upper == trie_cost(inst, r.layout)
 
 
 def test_closure_cap():

@@ -67,3 +67,26 @@ def test_within_proved_fails_off_by_one():
     row = {"heuristic": "class-orders", "weights": "1-1", "requests": [[0, 1, 2]], "heuristic_cost": 4, "opt_free": 2}
     assert _within_proved(row)                                  # 4/2 = (3+1)/2
     assert not _within_proved(dict(row, heuristic_cost=5))
+
+
+def test_large_m_rows_are_their_instances_values():
+    """results/approximation/search_large_m.json (experiments/hard_instances_large.py): every row's
+    heuristic cost and OPT_free recomputed by the public functions (the kernels' evaluate() stops at
+    m = 20), the probe's rows complete, and large_m.md built from the data."""
+    from experiments.hard_instances_large import PROBE, table_md as large_table
+    from mptsearch.exact.auto import opt_free_exact
+    from mptsearch.heuristics.registry import heuristic, layout_and_cost
+
+    data = _rows(APPROX / "search_large_m.json")
+    assert list(data)[:6] == ["experiment", "config", "seed", "version", "git_commit", "machine"]
+    assert data["rows"] and all(r["m"] >= 50 for r in data["rows"])
+    for r in data["rows"]:
+        inst = from_lists(r["requests"], r["instance_weights"])
+        assert inst.m == r["m"] and inst.n <= 7 and max(len(q) for q in r["requests"]) <= r["k"]
+        cost = layout_and_cost(inst, heuristic(r["heuristic"]).function(inst))[1]
+        free, method = opt_free_exact(inst)
+        assert (cost, free.value, method) == (r["heuristic_cost"], r["opt_free"], "prefix_sets")
+        assert Fraction(r["ratio"]) == Fraction(cost, free.value) and r["certified"] is True
+        assert f"-m {r['m']}" in r["command"] and f"--heuristic {r['heuristic']}" in r["command"]
+    assert len(data["probe"]) == 3 * len(PROBE)
+    assert (APPROX / "large_m.md").read_text() == large_table(data)

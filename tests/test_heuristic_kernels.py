@@ -127,3 +127,31 @@ def test_greedy_ratio_depends_on_its_tie_rule():
     assert greedy(inst).value == 11 == objective_value(inst, "cost-ratio", heuristic="greedy")[0]
     flipped = inst.relabel(list(range(inst.n))[::-1])
     assert greedy(flipped).value == 8
+
+
+def test_twins_past_64_requests_and_greedys_limit():
+    """On 7 chunks with unit weights the annealer searches past m = 64 (prefix-set OPT_free): every
+    twin equals its public heuristic there except greedy's, which keeps a node's requests in one
+    uint64 and is exact up to GREEDY_MAX_M = 63; the annealer refuses greedy past it."""
+    import pytest
+
+    from mptsearch._kernels.layouts import GREEDY_MAX_M, heuristic_cost
+    from mptsearch._kernels.workspace import workspace
+    from mptsearch.families import random_instance
+    from mptsearch.instance import InstanceError
+    from mptsearch.search.anneal import AnnealConfig
+
+    def twin_and_public(inst, name):
+        ws = workspace(inst.n, inst.m, np.int64, table_m=4)
+        req = np.array(inst.request_masks(), dtype=np.uint64)
+        twin = heuristic_cost(heuristic(name).kernel, req, inst.m, inst.n, inst.weights.astype(np.int64), ws)
+        return int(twin), layout_and_cost(inst, heuristic(name).function(inst))[1]
+
+    for m in (GREEDY_MAX_M, 100):
+        inst = random_instance(7, m, (1, 7), seed=m)
+        for name in searchable():
+            if name != "greedy" or m <= GREEDY_MAX_M:
+                assert twin_and_public(inst, name)[0] == twin_and_public(inst, name)[1], (m, name)
+    with pytest.raises(InstanceError, match="at most 63 requests"):
+        AnnealConfig(n=7, k=(1, 7), m=(64, 64), objective="cost-ratio", heuristic="greedy").validate()
+    AnnealConfig(n=7, k=(1, 7), m=(100, 100), objective="cost-ratio", heuristic="agglomerative").validate()

@@ -26,8 +26,11 @@ from .._bits import ctz, popcount
 from .agglomerative import agglomerative_tree
 from .masks import chunk_sets
 
-__all__ = ["GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "BEST_OF", "CLASS_ORDERS", "rows_cost", "greedy_cost",
-           "agglomerative_cost", "order_cost", "heaviest_first_cost", "class_orders_cost", "heuristic_cost"]
+__all__ = ["GREEDY_MAX_M", "GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "BEST_OF", "CLASS_ORDERS", "rows_cost",
+           "greedy_cost", "agglomerative_cost", "order_cost", "heaviest_first_cost", "class_orders_cost", "heuristic_cost"]
+
+#: the largest m greedy_cost handles: (1 << m) - 1 must fit in a uint64 (m = 64 overflows it)
+GREEDY_MAX_M = 63
 
 # Kernel codes of the heuristics (mptsearch.heuristics.registry maps names to them).
 GREEDY, AGGLOMERATIVE, HEAVIEST_FIRST, BEST_OF, CLASS_ORDERS = 0, 1, 2, 3, 4
@@ -76,8 +79,9 @@ def greedy_cost(req, m, n, weights, S):
     A trie node is (the requests there, the chunk set P on its path); its next child takes the
     chunk outside P held by the most of its requests, ties to the heavier chunk, then the
     smaller id, and every request holding it. Each pick is a new trie node, so the cost is the
-    total weight of the picks. ``S`` (uint64[n]) receives the chunks' request sets.
-    O(nodes * n) time."""
+    total weight of the picks. ``S`` (uint64[n]) receives the chunks' request sets, and a
+    node's requests are one uint64 mask too: m <= :data:`GREEDY_MAX_M` (past it the value is
+    wrong, not an error; the annealer refuses such searches). O(nodes * n) time."""
     chunk_sets(req, m, n, S)
     cap = m * n + 2
     gst = np.empty(cap, dtype=np.uint64)

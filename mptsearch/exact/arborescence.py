@@ -4,8 +4,9 @@ By the closure form of Theorem 1 (:mod:`mptsearch.exact.closure`, with its proof
 the least cost of an arborescence rooted at ∅ over the intersection closure that reaches every
 request. Per component (:func:`~mptsearch.exact.closure.reduce_instance`) this driver
 
-1. solves the cover program's LP (:mod:`mptsearch.exact.closure_program`): its value is a
-   lower bound even if the time runs out before the branch and bound starts;
+1. solves the cover program's LP (:mod:`mptsearch.exact.closure_program`); on closures of at
+   least ``LARGE`` sets its value is kept as a lower bound, in case the search below leaves the
+   branch and bound no time (smaller components behave as before the search existed);
 2. on closures of at least ``LARGE`` sets, runs the Steiner-set local search
    (:mod:`mptsearch.exact.closure_search`) for an upper bound: a layout whose cost is
    recomputed on the trie, kept *outside* the solver;
@@ -35,6 +36,8 @@ from ..instance import Instance
 from .closure import closure_graph, reduce_instance, MAX_SETS
 from .closure_program import (SolverInconsistent, arborescence_layout, component_model, highs_model,
                               solve_mip)
+
+_solve_mip = solve_mip  # the driver calls it by this module's name (tests stop it here)
 from .closure_search import WORK, closure_poset, default_steps, search_component, steiner_layout
 from .pairs_program import pairs_model
 
@@ -162,7 +165,8 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
                               for x in red.groups[c]]
             w = sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
             lower += w
-            upper += w
+            if upper is not None:  # None: an earlier component has no incumbent
+                upper += w
             searched += w
             lp_total += w
             continue
@@ -190,11 +194,11 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
         if poset is not None and len(poset.sub_idx) <= pairs_cap:
             forms.add("pairs")
             program = pairs_model(g, poset)
-            st, bound, x = solve_mip(program, deadline, presolves=("off",))
+            st, bound, x = _solve_mip(program, deadline, presolves=("off",))
         else:
             forms.add("cover")
             program = model
-            st, bound, x = solve_mip(program, deadline)
+            st, bound, x = _solve_mip(program, deadline)
         if x is not None:
             cost_x = int(program.graph.costs[x].sum())
             if st == "Optimal" and best is not None and best < cost_x:
@@ -202,7 +206,7 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
                                          f"search found an arborescence of cost {best}")
             if best is None or cost_x <= best:
                 best, lay = cost_x, arborescence_layout(program.graph, x, red.groups)
-        if lp_solved:  # the cover LP is a lower bound too (HiGHS's word, like the dual bound)
+        if lp_solved and big:  # where the search ran first, the cover LP bounds below too
             bound = max(bound, int(np.ceil(lp_value - 1e-6)))
         if best is not None and bound > best:
             raise SolverInconsistent(f"closure solver: HiGHS's bound {bound} is above an arborescence of cost {best}")
@@ -210,8 +214,10 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
         if best is None:
             upper = None
             optimal = False
+            status = st if st != "Optimal" else "no incumbent"
         else:
-            upper += best
+            if upper is not None:
+                upper += best
             for i, s in zip(idx, lay):
                 layout[i] = s
             if st != "Optimal" and bound < best:

@@ -56,6 +56,13 @@ t). The covers below Y are the maximal sets among {Y ∩ R : R ⊉ Y} (any prope
 is an intersection of requests one of which misses a chunk of Y). Sets are bitmasks in uint64
 words, any number of chunks; the closure can hold up to sum_i 2^|R_i| sets, so its size is
 capped (:class:`ClosureTooLarge`).
+
+Past :data:`SPARSE_CHUNKS` chunks the words make each intersection slow (a retrieval trace has
+thousands of chunks and requests of ten), so the same two steps run over Python-int masks with
+a chunk -> requests index: a set is intersected only with the requests that share one of its
+chunks (the others give ∅, which is not in C and, as a cover candidate, is inside every
+nonempty candidate, so it matters only when it is the sole one: the root). Same sets, same
+arcs, same order of the sets.
 """
 
 from __future__ import annotations
@@ -64,11 +71,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..hierarchy import _mask_ids
 from ..instance import Instance, InstanceError
 
-__all__ = ["Reduced", "ClosureGraph", "ClosureTooLarge", "reduce_instance", "closure_graph", "MAX_SETS"]
+__all__ = ["Reduced", "ClosureGraph", "ClosureTooLarge", "reduce_instance", "closure_graph", "MAX_SETS",
+           "SPARSE_CHUNKS"]
 
 MAX_SETS = 300_000  # default cap on |C|: beyond it the model outgrows a workstation's memory
+#: From this many (merged) chunks on, :func:`closure_graph` works on sparse sets (module docstring).
+SPARSE_CHUNKS = 256
 
 
 class ClosureTooLarge(InstanceError):
@@ -175,8 +186,7 @@ def _closure(R: np.ndarray, max_sets: int) -> np.ndarray:
             if new:
                 fresh.append(np.array(new, dtype=np.uint64))
             if len(seen) > max_sets:
-                raise ClosureTooLarge(f"the intersection closure has more than {max_sets} sets "
-                                      f"(raise max_sets, or use a bound)")
+                raise _too_large(max_sets)
         frontier = np.concatenate(fresh) if fresh else np.zeros((0, R.shape[1]), dtype=np.uint64)
         parts.append(frontier)
     return np.concatenate(parts)
@@ -186,6 +196,58 @@ def _popcount_words(A: np.ndarray) -> np.ndarray:
     return np.unpackbits(A.view(np.uint8), axis=1).sum(axis=1)
 
 
+def _too_large(max_sets: int) -> ClosureTooLarge:
+    return ClosureTooLarge(f"the intersection closure has more than {max_sets} sets (raise max_sets, or use a bound)")
+
+
+def _closure_graph_sparse(masks: list, weights: list, max_sets: int) -> ClosureGraph:
+    """:func:`closure_graph` over Python-int masks with a chunk -> requests index (module
+    docstring). O(sum over sets X in C of the requests sharing a chunk with X) set operations,
+    plus the maximal-set filter over each Y's distinct candidates."""
+    share: dict[int, list[int]] = {}
+    for i, x in enumerate(masks):
+        for c in _mask_ids(x):
+            share.setdefault(c, []).append(i)
+
+    def meets(x: int) -> set:
+        out: set = set()
+        for c in _mask_ids(x):
+            out.update(share[c])
+        return out
+
+    closure = set(masks)
+    frontier = set(masks)
+    if len(closure) > max_sets:
+        raise _too_large(max_sets)
+    while frontier:
+        fresh = set()
+        for x in frontier:
+            for i in meets(x):
+                z = x & masks[i]
+                if z and z not in closure:
+                    fresh.add(z)
+        closure |= fresh
+        if len(closure) > max_sets:
+            raise _too_large(max_sets)
+        frontier = fresh
+    sets = [0] + sorted(closure, key=lambda x: (x.bit_count(), x))
+    index = {x: j for j, x in enumerate(sets)}
+    setw = np.array([sum(weights[c] for c in _mask_ids(x)) for x in sets], dtype=np.int64)
+    tails, heads = [], []
+    for j in range(1, len(sets)):
+        y = sets[j]
+        cand = {y & masks[i] for i in meets(y)}
+        cand.discard(y)
+        cand.discard(0)
+        tops = sorted(z for z in cand if not any(z != z2 and z & z2 == z for z2 in cand))
+        for z in tops or [0]:
+            tails.append(index[z])
+            heads.append(j)
+    tails = np.array(tails, dtype=np.int64)
+    heads = np.array(heads, dtype=np.int64)
+    return ClosureGraph(sets, tails, heads, setw[heads] - setw[tails], [index[x] for x in masks])
+
+
 def closure_graph(masks: list, weights: list, *, max_sets: int = MAX_SETS) -> ClosureGraph:
     """The closure of the requests ``masks`` (Python ints over chunks 0..len(weights)-1) and its
     cover arcs with costs w(Y - X).
@@ -193,9 +255,13 @@ def closure_graph(masks: list, weights: list, *, max_sets: int = MAX_SETS) -> Cl
     Notes
     -----
     O(|C| m) word operations for the closure and again for the covers, plus the maximal-set
-    filter over the distinct candidates Y ∩ R of each Y (module docstring).
+    filter over the distinct candidates Y ∩ R of each Y (module docstring); from
+    :data:`SPARSE_CHUNKS` chunks on, the sparse twin (only the requests sharing a chunk are
+    visited).
     """
     n = len(weights)
+    if n >= SPARSE_CHUNKS:
+        return _closure_graph_sparse(masks, weights, max_sets)
     nwords = max(1, (n + 63) // 64)
     R = _to_words(masks, nwords)
     C = _closure(R, max_sets)

@@ -1,0 +1,96 @@
+"""experiments/rag_scale.py (C5 at m = 100..1000): its OPT_free brackets contain the subset
+DP's value, its ratio intervals contain the heuristics' exact ratios, and the committed
+results are their instances' data, the table built from them."""
+
+from fractions import Fraction
+
+import pytest
+
+from experiments.rag_scale import (FIGURE, HEURISTICS, NAME, RESULTS, SHAPES, cells, chunk_weight, dual_lower,
+                                   heuristic_costs, make_instance, opt_free_bracket, ratio_interval, read_rows,
+                                   table_md)
+from mptsearch.exact.free import opt_free
+
+OUT = RESULTS / NAME
+
+
+def _small(m):
+    return [(shape, make_instance(shape, m, 0, 7)) for shape in SHAPES]
+
+
+@pytest.mark.parametrize("m", [10, 14])
+def test_closure_bracket_is_the_dp_value_when_it_finishes(m):
+    for shape, inst in _small(m):
+        b = opt_free_bracket(inst, None, max_dp_m=0)  # max_dp_m = 0: the closure program, not the DP
+        assert b["method"] == "closure" and b["exact"], shape
+        assert b["lower"] == b["upper"] == opt_free(inst).value, shape
+
+
+@pytest.mark.parametrize("incumbent", [False, True])
+def test_unfinished_brackets_and_ratio_intervals_contain_the_exact_values(monkeypatch, incumbent):
+    """The closure program stopped early, deterministically: every component's solve reports
+    "Time limit reached" with half its dual bound and its incumbent (or no bound and none)."""
+    from mptsearch.exact import arborescence as A
+
+    solve = A._solve_mip
+
+    def stopped(model, deadline):
+        st, bound, x = solve(model, deadline)
+        return ("Time limit reached", bound // 2, x) if incumbent else ("Time limit reached", 0, None)
+
+    monkeypatch.setattr(A, "_solve_mip", stopped)
+    for m in (10, 14):
+        for shape, inst in _small(m):
+            b = opt_free_bracket(inst, 10, max_dp_m=0)
+            opt = opt_free(inst).value
+            assert not b["exact"] and b["status"] == "Time limit reached"
+            assert chunk_weight(inst) <= b["lower"] <= opt <= b["upper"], (shape, m, b)
+            assert b["lower"] < opt  # a bracket, not the value
+            for h, cost in heuristic_costs(inst).items():
+                lo, hi = ratio_interval(cost, b["lower"], b["upper"])
+                assert lo <= Fraction(cost, opt) <= hi and lo < hi, (shape, m, h)
+
+
+def test_dual_lower_bound_is_below_the_dp_and_tight_on_a_sunflower():
+    from mptsearch.families import sunflowers
+
+    for shape, inst in _small(12):
+        assert chunk_weight(inst) <= dual_lower(inst, 10)["dual_lower"] <= opt_free(inst).value, shape
+    assert dual_lower(sunflowers(3, 4), 10)["dual_lower"] == 27  # S(3,4): the LP is tight (docs/exact.md)
+
+
+def test_ratio_interval_ends():
+    assert ratio_interval(12, 10, 12) == (Fraction(1), Fraction(6, 5))
+    assert ratio_interval(11, 10, 10) == (Fraction(11, 10), Fraction(11, 10))
+
+
+def test_instances_do_not_depend_on_the_run():
+    a, b = make_instance("c5", 16, 2, 5), make_instance("c5", 16, 2, 5)
+    assert a.orders == b.orders and list(a.weights) == list(b.weights)
+    assert make_instance("c5", 16, 3, 5).orders != a.orders
+    k, _ = SHAPES["c5"]
+    assert a.m == 16 and all(k[0] <= len(o) <= k[1] for o in a.orders)
+
+
+def test_committed_rows_are_their_instances():
+    rows = read_rows(OUT)
+    assert [(r["shape"], r["m"], r["j"]) for r in rows] == cells(len(rows) // len(cells(1)))
+    for r in rows:
+        assert r["lower"] <= r["upper"] and (r["lower"] == r["upper"]) >= r["exact"]
+        assert all(r[f"cost_{h}"] >= r["lower"] for h in HEURISTICS)
+        assert r["cost_best-of"] == min(r["cost_agglomerative"], r["cost_heaviest-first"])
+        if r["dual_lower"] is not None:  # the solver-free bound is a lower bound too
+            assert r["dual_lower"] <= r["upper"] and (r["dual_lower"] <= r["lower"] or not r["exact"])
+    seed = 20261129
+    for r in [r for r in rows if r["m"] == 16][:8]:  # the DP's rows: recomputed whole
+        inst = make_instance(r["shape"], 16, r["j"], seed)
+        assert (inst.n, inst.total_weight()) == (r["n"], r["total"])
+        assert r["exact"] and r["lower"] == opt_free(inst).value
+        assert all(heuristic_costs(inst)[h] == r[f"cost_{h}"] for h in FIGURE)
+
+
+def test_table_is_built_from_the_data():
+    import json
+
+    meta = json.loads((OUT / "meta.json").read_text())
+    assert (OUT / "table.md").read_text() == table_md(read_rows(OUT), meta)
