@@ -7,16 +7,21 @@ Suites (``--suite``, repeatable):
 - ``dense``: random k-uniform families (``random.Random`` over all k-sets): k = 4 on 7 chunks
   (m = 15, 25, 35), k = 4 on 8 chunks (m = 20, 35, 50, 70), k = 4 and 5 on 9 chunks
   (m = 63, 126), ``--samples`` of each (one when m is every k-set);
+- ``zipfmid``: the same generator at (m, k) = (100, 8), (150, 8), ``--samples`` seeds each, where
+  the closure program reaches the optimum: how far the local search and the two LPs are from it;
 - ``zipf``: RAG-shaped instances (experiments/rag_shaped.py's generator, 4 topics of 50 chunks,
   token weights 50..400, every request exactly k chunks): (m, k) = (50, 5), (200, 10), (200, 20),
   (500, 10), (1000, 10), one seed each.
 
 Methods: ``closure`` = :func:`mptsearch.exact.arborescence.opt_free_closure` (its time limit
-``--closure-limit``, 600 s for m = 1000; out of time it reports the bracket and the gap);
+``--closure-limit``, 600 s for m = 1000; out of time it reports the bracket and the gap; it
+runs the Steiner-set local search first and the pairs program on closures with at most
+``PAIRS_CAP`` containment pairs, and records which program ran and the search's cost);
 ``dp`` = :func:`mptsearch.exact.free.opt_free` where m <= ``--dp-upto``; ``prefix_sets`` where
 :func:`~mptsearch.exact.prefix_sets.opt_free_prefix_sets` applies (unit weights, <= 7 chunks);
 ``cpsat`` = the plain model of issue 25 over the same cover graph (a boolean per set and per
-arc, one incoming arc per used set, an arc only from a used set; one worker, ``--cpsat-limit``)
+arc, one incoming arc per used set, an arc only from a used set; one worker, ``--cpsat-limit``;
+with ``--cpsat-hint`` the local search's sets as a hint)
 where the closure has at most ``--cpsat-max-arcs`` arcs and m <= ``--cpsat-max-m``, on the first
 sample of each group only (it is the slow one; the machine is shared). Wall seconds of one call each
 (``time.perf_counter``) and CPU seconds of this process (``time.process_time``; the machine is
@@ -25,8 +30,10 @@ wall seconds. Every value
 any two methods prove is compared (assert).
 
 Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
+(the Zipf runs of docs/exact.md: ``--suite zipf --suite zipfmid --cpsat-hint --lp-compare``)
 Writes benchmarks/results/closure_<suite>.json and prints one line per instance;
-``--table`` prints the markdown crossover table of docs/exact.md from those files only.
+``--table`` prints the markdown crossover table of docs/exact.md from those files only,
+``--zipf-table`` its per-instance Zipf table.
 """
 
 import argparse
@@ -44,8 +51,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from experiments.rag_shaped import rag_instance  # noqa: E402
-from mptsearch.exact.arborescence import opt_free_closure  # noqa: E402
+from mptsearch.exact.arborescence import PAIRS_CAP, opt_free_closure  # noqa: E402
+from mptsearch.exact.closure_program import component_model, highs_model  # noqa: E402
+from mptsearch.exact.pairs_program import pairs_model  # noqa: E402
 from mptsearch.exact.closure import closure_graph, reduce_instance  # noqa: E402
+from mptsearch.exact.closure_search import closure_poset, search_component  # noqa: E402
 from mptsearch.exact.free import opt_free  # noqa: E402
 from mptsearch.exact.prefix_sets import opt_free_prefix_sets  # noqa: E402
 from mptsearch.families import k4_3, sunflowers  # noqa: E402
@@ -53,9 +63,11 @@ from mptsearch.instance import from_lists  # noqa: E402
 from mptsearch.provenance import git_commit  # noqa: E402
 
 
-def plain_cpsat(inst, time_limit, max_arcs):
+def plain_cpsat(inst, time_limit, max_arcs, hint=False):
     """The plain arborescence model on the closure's cover graph, CP-SAT with one worker.
-    Returns (value or None, lower bound, seconds) or None when the graph is too large."""
+    Returns (value or None, lower bound, seconds) or None when the graph is too large. With
+    ``hint``, the sets used by the Steiner-set local search are given as a hint (the used-set
+    booleans only; its time counts)."""
     from ortools.sat.python import cp_model
 
     red = reduce_instance(inst)
@@ -66,9 +78,10 @@ def plain_cpsat(inst, time_limit, max_arcs):
     single = sum(sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
                  for idx, masks in red.components if len(idx) == 1)
     model = cp_model.CpModel()
-    cost = []
+    cost, ys = [], {}
     for g in graphs:
         y = [None] + [model.NewBoolVar("") for _ in g.sets[1:]]
+        ys[id(g)] = y
         x = [model.NewBoolVar("") for _ in g.tails]
         into = [[] for _ in g.sets]
         for a, (t, h) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
@@ -80,6 +93,12 @@ def plain_cpsat(inst, time_limit, max_arcs):
         for r in g.requests:
             model.Add(y[r] == 1)
         cost += [int(c) * x[a] for a, c in enumerate(g.costs.tolist())]
+    if hint:
+        for g in graphs:
+            _, used = search_component(g, closure_poset(g, red.weights), red.weights)
+            chosen = set(used)
+            for v, y in zip(g.sets[1:], ys[id(g)][1:]):
+                model.AddHint(y, v in chosen)
     model.Minimize(sum(cost))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
@@ -89,6 +108,31 @@ def plain_cpsat(inst, time_limit, max_arcs):
     if st == cp_model.OPTIMAL:
         return int(round(solver.ObjectiveValue())) + single, None, secs
     return None, int(np.ceil(solver.BestObjectiveBound() - 1e-6)) + single, secs
+
+
+def lp_values(inst, cap):
+    """(cover LP, pairs LP) summed over components, or pairs None when a component has more
+    than ``cap`` containment pairs: the two relaxations side by side (untimed)."""
+    red = reduce_instance(inst)
+    cover = pairs = 0.0
+    for idx, masks in red.components:
+        if len(idx) == 1:
+            w = sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
+            cover += w
+            pairs = None if pairs is None else pairs + w
+            continue
+        g = closure_graph(masks, red.weights)
+        h = highs_model(component_model(g), integer=False, time_limit=None)
+        h.run()
+        cover += h.getInfo().objective_function_value
+        poset = closure_poset(g, red.weights)
+        if pairs is None or len(poset.sub_idx) > cap:
+            pairs = None
+            continue
+        h = highs_model(pairs_model(g, poset), integer=False, time_limit=None, presolve="off")
+        h.run()
+        pairs += h.getInfo().objective_function_value
+    return cover, pairs
 
 
 def sunflower_suite():
@@ -112,6 +156,15 @@ def zipf_suite(seed):
         yield f"zipf m={m} k={k}", rag_instance(m, np.random.default_rng(seed + m + k), k=(k, k), pool=50)
 
 
+def zipf_mid_suite(seed, samples):
+    """Mid-size RAG-shaped instances where the optimum is reachable: how far each bound is
+    from it (the search's cost, the cover LP, the pairs LP)."""
+    for m, k in [(100, 8), (150, 8)]:
+        for s in range(samples):
+            yield f"zipf m={m} k={k} #{s}", rag_instance(m, np.random.default_rng(seed + 1000 * s + m + k),
+                                                         k=(k, k), pool=50)
+
+
 def run_one(name, inst, a):
     row = {"instance": name, "n": inst.n, "m": inst.m, "unit": bool(inst.unit_weights)}
     limit = a.closure_limit if inst.m < 1000 else a.closure_limit_large
@@ -120,7 +173,10 @@ def run_one(name, inst, a):
     row["closure"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
                       "optimal": r.optimal, "lower": r.lower,
                       "upper": r.upper, "gap": r.gap, "lp": r.lp_bound, "sets": r.sets, "arcs": r.arcs,
-                      "components": r.components}
+                      "components": r.components, "formulation": r.formulation, "search_upper": r.search_upper}
+    if a.lp_compare:
+        cover, pairs = lp_values(inst, PAIRS_CAP)
+        row["closure"]["lp_cover"], row["closure"]["lp_pairs"] = cover, pairs
     values = {"closure": r.value} if r.optimal else {}
     if inst.m <= a.dp_upto:
         t0, c0 = time.perf_counter(), time.process_time()
@@ -132,7 +188,7 @@ def run_one(name, inst, a):
         row["prefix_sets"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0}
     if a.cpsat_limit > 0 and inst.m <= a.cpsat_max_m and not name.endswith(("#1", "#2", "#3", "#4")):
         c0 = time.process_time()
-        got = plain_cpsat(inst, a.cpsat_limit, a.cpsat_max_arcs)
+        got = plain_cpsat(inst, a.cpsat_limit, a.cpsat_max_arcs, hint=a.cpsat_hint)
         if got is not None:
             v, low, secs = got
             row["cpsat"] = {"seconds": secs, "cpu": time.process_time() - c0, "optimal": v is not None, "lower": low}
@@ -150,7 +206,7 @@ def table():
     print("| suite | group | instances | m | closure: solved, median / max CPU s | closure gap (unsolved) "
           "| subset DP | prefix sets | plain CP-SAT: solved, median / max CPU s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for suite in ("sunflowers", "dense", "zipf"):
+    for suite in ("sunflowers", "dense", "zipf", "zipfmid"):
         path = folder / f"closure_{suite}.json"
         if not path.exists():
             continue
@@ -180,12 +236,41 @@ def table():
                   f"{cell(rs, 'prefix_sets')} | {cell(rs, 'cpsat')} |")
 
 
+def zipf_table():
+    """Per Zipf instance: the bracket (or the value), the local search's cost, and how far the
+    cover and pairs LPs and the proved lower bound are below the best layout found, from
+    benchmarks/results/closure_zipf*.json (rows run with ``--lp-compare``)."""
+    folder = Path(__file__).resolve().parent / "results"
+    print("| instance | closure sets | program | CPU s | OPT_free or bracket | gap | search above best | "
+          "cover LP below best | pairs LP below best |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for suite in ("zipf", "zipfmid"):
+        path = folder / f"closure_{suite}.json"
+        if not path.exists():
+            continue
+        for r in json.loads(path.read_text())["rows"]:
+            c = r["closure"]
+            best = c["upper"]
+
+            def below(v):
+                return "-" if v is None else f"{100 * (best - v) / best:.2f}%"
+
+            # 0: a run before search_upper became None when the search ran on no component
+            found = "-" if not c.get("search_upper") else f"{100 * (c['search_upper'] - best) / best:.2f}%"
+            value = f"{c['upper']:,}" if c["optimal"] else f"{c['lower']:,}..{c['upper']:,}"
+            print(f"| {r['instance']} | {c['sets']:,} | {c.get('formulation', 'cover')} | {c['cpu']:.3g} | {value} | "
+                  f"{100 * c['gap']:.2f}% | {found} | {below(c.get('lp_cover'))} | {below(c.get('lp_pairs'))} |")
+
+
 def main():
     if "--table" in sys.argv:
         table()
         return
+    if "--zipf-table" in sys.argv:
+        zipf_table()
+        return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--suite", action="append", choices=["sunflowers", "dense", "zipf"], required=True)
+    p.add_argument("--suite", action="append", choices=["sunflowers", "dense", "zipf", "zipfmid"], required=True)
     p.add_argument("--samples", type=int, default=3)
     p.add_argument("--seed", type=int, default=25)
     p.add_argument("--closure-limit", type=float, default=60.0)
@@ -194,6 +279,9 @@ def main():
     p.add_argument("--cpsat-limit", type=float, default=30.0)
     p.add_argument("--cpsat-max-m", type=int, default=200)
     p.add_argument("--cpsat-max-arcs", type=int, default=20_000)
+    p.add_argument("--cpsat-hint", action="store_true", help="hint CP-SAT with the local search's sets")
+    p.add_argument("--lp-compare", action="store_true",
+                   help="also record the cover and pairs LP values (untimed, pairs up to PAIRS_CAP)")
     a = p.parse_args()
     opt_free(k4_3())  # compile outside the timings
     opt_free(from_lists([[0, 1], [1, 2], [2, 3], [0, 3], [0, 2], [1, 3], [0, 1, 2], [1, 2, 3]]))
@@ -201,7 +289,7 @@ def main():
     opt_free_closure(k4_3())
     for suite in a.suite:
         gen = {"sunflowers": sunflower_suite, "dense": lambda: dense_suite(a.samples, a.seed),
-               "zipf": lambda: zipf_suite(a.seed)}[suite]()
+               "zipf": lambda: zipf_suite(a.seed), "zipfmid": lambda: zipf_mid_suite(a.seed, a.samples)}[suite]()
         rows = []
         for name, inst in gen:
             row = run_one(name, inst, a)
@@ -211,7 +299,8 @@ def main():
                               for meth in ("dp", "prefix_sets", "cpsat") if meth in row)
             print(f"{name:<28} m={inst.m:<5} closure {c['seconds']:.3f}s (cpu {c['cpu']:.3f}) "
                   f"{'optimal ' + str(row['value']) if c['optimal'] else 'bracket %d..%d' % (c['lower'], c['upper'])}"
-                  f" (lp {c['lp']:.1f}, {c['sets']} sets) {others}", flush=True)
+                  f" (lp {c['lp']:.1f}, {c['sets']} sets, {c['formulation']}, search {c['search_upper']}) {others}",
+                  flush=True)
         out = Path(__file__).resolve().parent / "results" / f"closure_{suite}.json"
         data = {"config": vars(a), "suite": suite, "git_commit": git_commit(), "load_average": os.getloadavg(),
                 "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -375,3 +375,22 @@ def naive_blend_greedy(table, r, price, beta, per_answer=False, cap=32):
             cost += w
             have.append(ctx)
     return cost, loss
+
+
+def naive_min_node_set_cost(requests, weights) -> int:
+    """min over node sets U (the requests plus any Steiner sets of the intersection closure)
+    of sum_{v in U} (w(v) - max w(u) over u in U strictly inside v, 0 if none), by listing
+    every subset of the Steiner sets (2^|C - requests| of them)."""
+    reqs = {frozenset(r) for r in requests}
+    steiner = sorted(naive_closure(requests) - reqs, key=sorted)
+
+    def w(s):
+        return sum(weights[x] for x in s)
+
+    best = None
+    for size in range(len(steiner) + 1):
+        for extra in combinations(steiner, size):
+            used = reqs | set(extra)
+            cost = sum(w(v) - max([w(u) for u in used if u < v] + [0]) for v in used)
+            best = cost if best is None else min(best, cost)
+    return best

@@ -1,29 +1,28 @@
 """Exact OPT_free at scale: a minimum Steiner arborescence over the intersection closure.
 
 By the closure form of Theorem 1 (:mod:`mptsearch.exact.closure`, with its proof) OPT_free is
-the least cost of an arborescence rooted at ∅ in the cover graph of the intersection closure
-that reaches every request. This module solves that with a 0/1 program in HiGHS:
+the least cost of an arborescence rooted at ∅ over the intersection closure that reaches every
+request. Per component (:func:`~mptsearch.exact.closure.reduce_instance`) this driver
 
-- a variable x_a in {0, 1} per cover arc a = X -> Y, cost w(Y - X); in(v) is the sum of x over
-  the arcs into v (the number of parents v gets, 0 or 1);
-- ``in(R) = 1`` for every request R, ``in(v) <= 1`` for every other set;
-- *chunk rows*: for every node X and chunk c outside X, the arcs from X whose head holds c
-  sum to at most in(X) (at most 1 at the root). They say "an arc leaves only a reached node"
-  (an arc a from X alone is ``x_a <= in(X)``) and, more strongly, "no two children of X
-  share a chunk outside X", which every cover arborescence satisfies (module docstring of
-  :mod:`mptsearch.exact.closure`); a row whose arcs are among another row's of the same X is
-  dropped (implied).
+1. solves the cover program's LP (:mod:`mptsearch.exact.closure_program`); on closures of at
+   least ``LARGE`` sets its value is kept as a lower bound, in case the search below leaves the
+   branch and bound no time (smaller components behave as before the search existed);
+2. on closures of at least ``LARGE`` sets, runs the Steiner-set local search
+   (:mod:`mptsearch.exact.closure_search`) for an upper bound: a layout whose cost is
+   recomputed on the trie, kept *outside* the solver;
+3. solves a 0/1 program in HiGHS, one thread, no starting solution: the cover program or, on
+   request (``pairs_cap``), on closures of at least ``LARGE`` sets and at most ``pairs_cap``
+   containment pairs, the stronger program of :mod:`mptsearch.exact.pairs_program` (branch
+   rows; presolve off, since HiGHS's probing took the whole time limit on it);
+4. takes the lower bound from the program (HiGHS's dual bound, or the LP's value, rounded up: a
+   solver's word) and the upper bound from the better of the program's incumbent, the local
+   search and the agglomerative layout. A component is solved when the bound reaches the
+   upper bound.
 
-In a DAG every 0/1 point of these rows is an arborescence (each reached node has one parent,
-following parents ends at the root), so the program is exact. Its LP relaxation gives the
-lower bound the certificate of :mod:`mptsearch.verify.lpdual` rechecks in rational arithmetic.
-
-HiGHS (MIT, wheels for every platform, maintained) was chosen over CP-SAT for this model: the
-bound here comes from the LP, which CP-SAT only uses as one of its workers, and HiGHS reports
-the dual bound and the row duals the certificate needs. No starting solution is given (see
-:func:`_solve_mip`); out of time, the result carries a lower bound (HiGHS's dual bound: a
-solver's word, unlike the LP-dual certificate), an upper bound (a layout costed on the trie)
-and their gap, never a guess. Weights are positive integers (the costs w(Y - X) are integers).
+Out of time the result carries the bracket and its gap, never a guess. Only the LP-dual
+certificate of :mod:`mptsearch.verify.lpdual` trusts no solver; its rows come from the cover
+program's LP (``keep_duals``), never from the pairs program (whose extra rows hold only for some
+optimal arborescence). Weights are positive integers.
 """
 
 from __future__ import annotations
@@ -34,7 +33,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..instance import Instance
-from .closure import ClosureGraph, closure_graph, reduce_instance, MAX_SETS
+from .closure import closure_graph, reduce_instance, MAX_SETS
+from .closure_program import (SolverInconsistent, arborescence_layout, component_model, highs_model,
+                              solve_mip)
+
+_solve_mip = solve_mip  # the driver calls it by this module's name (tests stop it here)
+from .closure_search import WORK, closure_poset, default_steps, search_component, steiner_layout
+from .pairs_program import pairs_model
+
+PAIRS_CAP = 100_000  # containment pairs: the pairs program's LP took 2 s at 47k pairs, 376 s at 523k
+LARGE = 500  # closure sets: smaller components get the cover program alone, as before this module had a search
 
 __all__ = ["SolverInconsistent", "ClosureResult", "opt_free_closure", "component_model"]
 
@@ -46,7 +54,10 @@ class ClosureResult:
     ``value`` is OPT_free when ``optimal``, else None; ``lower`` <= OPT_free <= ``upper``
     always, ``upper`` is the trie cost of ``layout`` (recomputed on the trie), ``gap`` is
     (upper - lower) / upper. ``lp_bound`` is the LP relaxation's value (float);
-    ``sets``/``arcs`` are the model sizes summed over components (single-request components
+    ``formulation`` says which program(s) ran, ``search_upper`` what the local search found
+    (cost(U) summed over components, single-request ones included; None when it ran on
+    none); ``sets``/``arcs`` are the cover model's sizes summed over components (single-request
+    components
     need no model); ``duals`` holds, per component, what :mod:`mptsearch.verify.lpdual`
     needs to write a certificate: (request indices, graph, model, row duals, LP value)."""
 
@@ -65,6 +76,8 @@ class ClosureResult:
     groups: list = field(default_factory=list, repr=False)
 
     total: int = 0  # sum_i w(R_i)
+    formulation: str = ""  # "cover", "pairs" or "cover+pairs" (per component), "none"
+    search_upper: int | None = None  # the local search's cost(U), summed over components
 
     @property
     def savings(self) -> int | None:
@@ -82,183 +95,10 @@ class ClosureResult:
         return _hierarchy(self.layout)
 
 
-@dataclass
-class Model:
-    """The rows of the program for one component, in a solver-independent form.
-
-    Row r is ``lo[r] <= sum_j coef x_j <= hi[r]`` over ``rows[r]`` (pairs arc, coefficient);
-    ``kinds[r]`` is ("in", v) for in(v) <= 1 (= 1 for a request) or ("chunk", X, c)."""
-
-    graph: ClosureGraph
-    rows: list
-    lo: list
-    hi: list
-    kinds: list
-
-
-def component_model(g: ClosureGraph) -> Model:
-    """The rows of the module docstring for one component's cover graph. O(sum_a |Y - X|)."""
-    nsets = len(g.sets)
-    into: list[list[int]] = [[] for _ in range(nsets)]
-    out: list[list[int]] = [[] for _ in range(nsets)]
-    for a, (t, h) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
-        into[h].append(a)
-        out[t].append(a)
-    is_request = set(g.requests)
-    rows, lo, hi, kinds = [], [], [], []
-    for v in range(1, nsets):
-        rows.append([(a, 1.0) for a in into[v]])
-        lo.append(1.0 if v in is_request else -np.inf)
-        hi.append(1.0)
-        kinds.append(("in", v))
-    for X in range(nsets):
-        if not out[X]:
-            continue
-        by_chunk: dict[int, list[int]] = {}
-        sx = g.sets[X]
-        for a in out[X]:
-            extra = g.sets[g.heads[a]] & ~sx
-            while extra:
-                low = extra & -extra
-                by_chunk.setdefault(low.bit_length() - 1, []).append(a)
-                extra ^= low
-        groups: dict[frozenset, int] = {}
-        for c, arcs in by_chunk.items():
-            groups.setdefault(frozenset(arcs), c)
-        keys = sorted(groups, key=len, reverse=True)
-        kept: list[frozenset] = []
-        for s in keys:
-            if not any(s <= k for k in kept):
-                kept.append(s)
-        for s in kept:
-            row = [(a, 1.0) for a in sorted(s)]
-            if X == 0:
-                rows.append(row)
-                lo.append(-np.inf)
-                hi.append(1.0)
-            else:
-                rows.append(row + [(a, -1.0) for a in into[X]])
-                lo.append(-np.inf)
-                hi.append(0.0)
-            kinds.append(("chunk", X, groups[s]))
-    return Model(g, rows, lo, hi, kinds)
-
-
-def _new_highs():
-    """A HiGHS instance, its banner (written to the C stdout on the first one) kept off our
-    output: the commands print their own lines only."""
-    import os
-    import sys
-
-    import highspy
-
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            h = highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    return h
-
-
-def _highs(model: Model, *, integer: bool, time_limit: float | None, threads: int = 1, presolve: str = "choose"):
-    import highspy
-
-    g = model.graph
-    h = _new_highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", threads)
-    h.setOptionValue("presolve", presolve)
-    h.setOptionValue("mip_rel_gap", 0.0)
-    h.setOptionValue("mip_abs_gap", 0.0)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", max(0.01, float(time_limit)))
-    na = len(g.tails)
-    inf = highspy.kHighsInf
-    h.addVars(na, np.zeros(na), np.ones(na))
-    h.changeColsCost(na, np.arange(na, dtype=np.int32), g.costs.astype(np.float64))
-    starts, index, value = [], [], []
-    for row in model.rows:
-        starts.append(len(index))
-        index.extend(a for a, _ in row)
-        value.extend(c for _, c in row)
-    lo = np.array([(-inf if v == -np.inf else v) for v in model.lo], dtype=np.float64)
-    hi = np.array(model.hi, dtype=np.float64)
-    h.addRows(len(model.rows), lo, hi, len(index), np.array(starts, dtype=np.int32),
-              np.array(index, dtype=np.int32), np.array(value, dtype=np.float64))
-    if integer:
-        h.changeColsIntegrality(na, np.arange(na, dtype=np.int32),
-                                np.array([highspy.HighsVarType.kInteger] * na))
-    return h
-
-
-def _arborescence_layout(g: ClosureGraph, used: np.ndarray, groups: list) -> list:
-    """Each request's chunk order read off the used arcs (module docstring of
-    :mod:`mptsearch.exact.closure`, first half of the proof), merged chunks expanded."""
-    parent = {}
-    for a in np.flatnonzero(used):
-        h = int(g.heads[a])
-        if h in parent:
-            raise RuntimeError("the solver returned a node with two parents")
-        parent[h] = int(g.tails[a])
-    seqs: dict[int, list] = {0: []}
-
-    def seq(v):
-        chain = []
-        while v not in seqs:
-            chain.append(v)
-            v = parent[v]
-        for u in reversed(chain):
-            extra = g.sets[u] & ~g.sets[parent[u]]
-            seqs[u] = seqs[parent[u]] + [x for c in range(extra.bit_length()) if extra >> c & 1
-                                         for x in groups[c]]
-        return seqs[chain[0]] if chain else seqs[v]
-
-    return [seq(r) for r in g.requests]
-
-
-class SolverInconsistent(RuntimeError):
-    """HiGHS answered "Optimal" with an incumbent whose cost is not the objective it reported
-    (or a bound above a feasible cost): its answer is not used."""
-
-
-def _solve_mip(model: Model, deadline: float | None):
-    """One component's 0/1 program: (HiGHS's status, its dual bound rounded up, the used arcs or
-    None), the incumbent's cost rechecked against the reported objective.
-
-    No start solution is given: with a start (the agglomerative layout) and presolve on,
-    HiGHS 1.16 reported "Optimal" with a wrong objective and bound on about 1 in 30 small
-    random instances (the independent referee's find, docs/exact.md; the 6-request family
-    ``0123 1234 0134 0124 0234 12`` is one). An "Optimal" answer whose incumbent does not cost
-    the reported objective, or costs less than the reported bound, is solved once more with
-    presolve off, then refused (:class:`SolverInconsistent`). A bound from an unfinished solve
-    is HiGHS's own (only the LP-dual certificate of :mod:`mptsearch.verify.lpdual` trusts no
-    solver)."""
-    g = model.graph
-    for presolve in ("choose", "off"):
-        left = None if deadline is None else deadline - time.perf_counter()
-        h = _highs(model, integer=True, time_limit=left, presolve=presolve)
-        h.run()
-        info = h.getInfo()
-        st = h.modelStatusToString(h.getModelStatus())
-        bound = int(np.ceil(info.mip_dual_bound - 1e-6)) if info.mip_dual_bound > -1e300 else 0
-        x = None
-        if info.primal_solution_status == 2:
-            x = np.array(h.getSolution().col_value) > 0.5
-        cost = None if x is None else int(g.costs[x].sum())
-        consistent = cost is None or (cost >= bound and (st != "Optimal" or (
-            abs(cost - info.objective_function_value) < 0.5 and cost == bound)))
-        if consistent:
-            return st, bound, x
-    raise SolverInconsistent(f"closure solver: HiGHS reported {st} with objective "
-                             f"{info.objective_function_value:g} and bound {bound}, but its incumbent costs {cost}")
-
 
 def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_sets: int = MAX_SETS,
-                     threads: int = 1, keep_duals: bool = False) -> ClosureResult:
+                     threads: int = 1, keep_duals: bool = False, search: bool = True,
+                     pairs_cap: int = 0, large: int = LARGE, seed: int = 0) -> ClosureResult:
     """Exact OPT_free (any positive integer weights, any n) by the closure arborescence program.
 
     Parameters
@@ -266,11 +106,29 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     inst : Instance
     time_limit : float, optional
         Wall seconds for the whole solve; when it runs out the result has ``optimal`` False
-        and the bounds proved so far.
+        and the bounds proved so far. The local search is not interrupted: its steps are fixed
+        in advance (two runs of :func:`~mptsearch.exact.closure_search.default_steps`, its work
+        scaled down to about 1 CPU s per 10 s of limit), so the result depends on the limit
+        but not on the machine's speed.
     max_sets : int
         Cap on the closure's size per component (:class:`~mptsearch.exact.closure.ClosureTooLarge`).
     keep_duals : bool
-        Also solve each component's LP relaxation and keep its row duals (for a certificate).
+        Also keep each component's cover-program LP row duals (for a certificate).
+    search : bool
+        Run the Steiner-set local search for the upper bound (module docstring) on components
+        whose closure has at least ``large`` sets.
+    pairs_cap : int
+        Solve the pairs program of :mod:`mptsearch.exact.pairs_program` on components whose
+        closure has at least ``large`` sets and at most ``pairs_cap`` containment pairs, the
+        cover program on the others. Default 0 (never): its LP is higher, but HiGHS's branch
+        and bound did not close more of the gap on it (docs/exact.md); ``PAIRS_CAP`` is the
+        cap used where it is tried.
+    large : int
+        Components with a smaller closure get the cover program alone (no search, no pairs
+        program): it solves them fast, and the many small calls of ``anneal`` and ``verify``
+        stay as fast as before.
+    seed : int
+        Seed of the local search.
 
     Returns
     -------
@@ -279,8 +137,9 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     Notes
     -----
     NP-hard in general (it solves MPT); the closure costs O(|C| m) word operations, the
-    program has one variable per cover arc. Theorem 1 of the paper, Section 3, in the closure
-    form proved in :mod:`mptsearch.exact.closure`.
+    containment lists O(|C|^2), the cover program has one variable per cover arc, the pairs
+    program one per containment pair. Theorem 1 of the paper, Section 3, in the closure form
+    proved in :mod:`mptsearch.exact.closure`.
 
     Examples
     --------
@@ -296,17 +155,19 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     deadline = None if time_limit is None else t0 + float(time_limit)
     red = reduce_instance(inst)
     layout: list = [None] * inst.m
-    lower = upper_model = 0
+    lower = upper = searched = 0
+    ran_search = False
     lp_total = 0.0
-    optimal, status, nsets, narcs, duals = True, "optimal", 0, 0, []
+    optimal, status, nsets, narcs, duals, forms = True, "optimal", 0, 0, [], set()
     for idx, masks in red.components:
         if len(idx) == 1:
             layout[idx[0]] = [x for c in range(masks[0].bit_length()) if masks[0] >> c & 1
                               for x in red.groups[c]]
             w = sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
             lower += w
-            if upper_model is not None:  # None: an earlier component has no incumbent
-                upper_model += w
+            if upper is not None:  # None: an earlier component has no incumbent
+                upper += w
+            searched += w
             lp_total += w
             continue
         g = closure_graph(masks, red.weights, max_sets=max_sets)
@@ -314,28 +175,56 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
         nsets += len(g.sets)
         narcs += len(g.tails)
         left = None if deadline is None else deadline - time.perf_counter()
-        lp = _highs(model, integer=False, time_limit=left)
+        lp = highs_model(model, integer=False, time_limit=left)
         lp.run()
         lp_value = lp.getInfo().objective_function_value
+        lp_solved = lp.modelStatusToString(lp.getModelStatus()) == "Optimal"
         lp_total += lp_value
         if keep_duals:
             duals.append((idx, g, model, np.array(lp.getSolution().row_dual), lp_value))
-        st, bound, x = _solve_mip(model, deadline)
-        if st != "Optimal":
-            optimal = False
-            status = st
-        lower += max(bound, 0)
+        big = len(g.sets) >= large
+        poset = closure_poset(g, red.weights) if big and (search or pairs_cap > 0) else None
+        best, lay = None, None
+        if search and big:
+            steps = None if time_limit is None else default_steps(poset, min(WORK, 3e7 * float(time_limit)))
+            best, used = search_component(g, poset, red.weights, seed=seed, steps=steps)
+            lay = steiner_layout(used, list(masks), red.weights, red.groups)
+            searched += best
+            ran_search = True
+        if poset is not None and len(poset.sub_idx) <= pairs_cap:
+            forms.add("pairs")
+            program = pairs_model(g, poset)
+            st, bound, x = _solve_mip(program, deadline, presolves=("off",))
+        else:
+            forms.add("cover")
+            program = model
+            st, bound, x = _solve_mip(program, deadline)
         if x is not None:
-            lay = _arborescence_layout(g, x, red.groups)
-            if upper_model is not None:
-                upper_model += int(g.costs[x].sum())
+            cost_x = int(program.graph.costs[x].sum())
+            if st == "Optimal" and best is not None and best < cost_x:
+                raise SolverInconsistent(f"closure solver: HiGHS reported optimum {cost_x}, but the local "
+                                         f"search found an arborescence of cost {best}")
+            if best is None or cost_x <= best:
+                best, lay = cost_x, arborescence_layout(program.graph, x, red.groups)
+        if lp_solved and big:  # where the search ran first, the cover LP bounds below too
+            bound = max(bound, int(np.ceil(lp_value - 1e-6)))
+        if best is not None and bound > best:
+            raise SolverInconsistent(f"closure solver: HiGHS's bound {bound} is above an arborescence of cost {best}")
+        lower += max(bound, 0)
+        if best is None:
+            upper = None
+            optimal = False
+            status = st if st != "Optimal" else "no incumbent"
+        else:
+            if upper is not None:
+                upper += best
             for i, s in zip(idx, lay):
                 layout[i] = s
-        else:
-            upper_model = None
-            optimal = False
+            if st != "Optimal" and bound < best:
+                optimal = False
+                status = st
     fallback = agglomerative(inst)
-    if upper_model is None or any(s is None for s in layout):
+    if upper is None or any(s is None for s in layout):
         layout = [list(s) for s in fallback.layout]
     cost = trie_cost(inst, layout)
     if fallback.cost < cost:
@@ -345,4 +234,5 @@ def opt_free_closure(inst: Instance, *, time_limit: float | None = None, max_set
     return ClosureResult(value=cost if optimal else None, lower=min(lower, cost), upper=cost, optimal=optimal,
                          layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
                          components=len(red.components), seconds=time.perf_counter() - t0,
-                         status=status, duals=duals, groups=red.groups, total=inst.total_weight())
+                         status=status, duals=duals, groups=red.groups, total=inst.total_weight(),
+                         formulation="+".join(sorted(forms)) or "none", search_upper=searched if ran_search else None)
