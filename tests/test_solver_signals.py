@@ -81,7 +81,7 @@ def test_the_sat_descent_honours_its_time_limit():
         took = time.monotonic() - t0
     finally:
         threading.excepthook = before
-    assert took < 2.0 + 3.0, took
+    assert took < 2.0 + 8.0, took  # the bug ran on for 30 s; a loaded machine adds seconds
     assert caught == []
 
 
