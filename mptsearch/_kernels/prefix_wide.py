@@ -161,7 +161,7 @@ def _pack(unc, banned, subs_j, used):
 
 
 @njit(cache=True)
-def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, mkeys, mvals, want_q, Q):
+def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mkeys, mvals, want_q, Q):
     """(v, Q): v = min(cutoff, cost_j(U)) (cost of levels j..1 for the j-set bitset U, see
     :func:`mptsearch._kernels.prefix_sets.solve_level`, whose search this is word for word),
     Q a (j-1)-set cover attaining it when v < cutoff and ``want_q``.
@@ -200,7 +200,7 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, mkeys, m
         unc0[w] = U[w] & ~cov[w]
     best = cutoff
     if _empty(unc0):
-        v = wide_solve(j - 1, fj.copy(), forced, n, subs, ups, up1, cutoff - base, np.int64(0), np.int64(0),
+        v = wide_solve(j - 1, fj.copy(), forced, n, subs, ups, up1, cutoff - base, np.int64(0), np.int64(0), np.int64(0),
                        mkeys, mvals, np.int64(0), Q)
         res = min(base + v, cutoff)
         _remember(mkeys, mvals, j, U, 2 * res + 1 if res < cutoff else 2 * res)
@@ -229,7 +229,7 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, mkeys, m
                 cur[w] = sQ[d, w] | fj[w]
             if _empty(sU[d]):
                 v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, best - base, np.int64(0),
-                               np.int64(0), mkeys, mvals, np.int64(0), Q)
+                               np.int64(0), np.int64(0), mkeys, mvals, np.int64(0), Q)
                 if base + v < best:
                     best = base + v
                     if want_q:
@@ -241,12 +241,13 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, mkeys, m
                 d -= 1
                 continue
             pk = _pack(sU[d], sB[d], subs_j, used)
+            pk = max(pk, covq - _popc(cur))
             need = best - base - pk
             if need <= 0 or _popc(cur) + lowrest >= need:
                 d -= 1
                 continue
             v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, need, np.int64(0), np.int64(0),
-                           mkeys, mvals, np.int64(0), Q)
+                           np.int64(0), mkeys, mvals, np.int64(0), Q)
             if v >= need:
                 d -= 1
                 continue
@@ -469,8 +470,11 @@ def wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q):
     the family is uniform."""
     floor = np.int64(0)
     lowrest = np.int64(0)
+    covq = np.int64(0)
     if uniform and k >= 3:
         tot, below = wide_level_bound(forced, k, subs)
         floor = _popc(forced[k]) + tot
         lowrest = below
-    return wide_solve(k, forced[k].copy(), forced, n, subs, ups, up1, BIG, floor, lowrest, mkeys, mvals, np.int64(1), Q)
+        covq = tot - below
+    return wide_solve(k, forced[k].copy(), forced, n, subs, ups, up1, BIG, floor, lowrest, covq, mkeys, mvals,
+                      np.int64(1), Q)
