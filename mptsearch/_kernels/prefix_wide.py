@@ -161,6 +161,31 @@ def _pack(unc, banned, subs_j, used):
 
 
 @njit(cache=True)
+def _degree_bound(unc, banned, ups_l, nsets, degs):
+    """The least t such that the t usable (j-1)-sets containing the most members of ``unc``
+    (the uncovered j-sets) contain them all, counted with multiplicity: a lower bound on the
+    (j-1)-sets still to add. ``degs`` is scratch of length ``nsets``."""
+    tot = _popc(unc)
+    for r in range(nsets):
+        if banned[r >> 6] >> (r & 63) & 1:
+            degs[r] = 0
+            continue
+        c = 0
+        for w in range(W):
+            c += popcount(ups_l[r, w] & unc[w])
+        degs[r] = c
+    degs[:nsets].sort()
+    t = 0
+    acc = 0
+    r = nsets - 1
+    while acc < tot and r >= 0:
+        acc += degs[r]
+        t += 1
+        r -= 1
+    return t
+
+
+@njit(cache=True)
 def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mkeys, mvals, want_q, Q):
     """(v, Q): v = min(cutoff, cost_j(U)) (cost of levels j..1 for the j-set bitset U, see
     :func:`mptsearch._kernels.prefix_sets.solve_level`, whose search this is word for word),
@@ -215,7 +240,13 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
     sCand = np.zeros((D, W), dtype=np.int64)
     sDone = np.zeros((D, W), dtype=np.int64)
     sOpen = np.zeros(D, dtype=np.bool_)
+    sV = np.zeros(D, dtype=np.int64)  # cost_{j-1}(Q | fj) at each depth (exact once computed)
     cur = np.zeros(W, dtype=np.int64)
+    nsets = 0
+    for r in range(ups_l.shape[0]):
+        if not _empty(ups_l[r]):
+            nsets = r + 1
+    degs = np.zeros(max(nsets, 1), dtype=np.int64)
     used = np.zeros(W, dtype=np.int64)
     cand = np.zeros(W, dtype=np.int64)
     for w in range(W):
@@ -227,8 +258,13 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
         if not sOpen[d]:
             for w in range(W):
                 cur[w] = sQ[d, w] | fj[w]
+            # one set more than the parent's family: cost_{j-1} is at least one more
+            lbv = sV[d - 1] + 1 if d > 0 else np.int64(0)
+            if base + lbv >= best:
+                d -= 1
+                continue
             if _empty(sU[d]):
-                v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, best - base, np.int64(0),
+                v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, best - base, lbv,
                                np.int64(0), np.int64(0), mkeys, mvals, np.int64(0), Q)
                 if base + v < best:
                     best = base + v
@@ -242,15 +278,18 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
                 continue
             pk = _pack(sU[d], sB[d], subs_j, used)
             pk = max(pk, covq - _popc(cur))
+            if want_q:  # the top level (and the levels read back): worth its O(C(n, j-1)) here only
+                pk = max(pk, _degree_bound(sU[d], sB[d], ups_l, nsets, degs))
             need = best - base - pk
-            if need <= 0 or _popc(cur) + lowrest >= need:
+            if need <= 0 or _popc(cur) + lowrest >= need or lbv >= need:
                 d -= 1
                 continue
-            v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, need, np.int64(0), np.int64(0),
+            v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, need, lbv, np.int64(0),
                            np.int64(0), mkeys, mvals, np.int64(0), Q)
             if v >= need:
                 d -= 1
                 continue
+            sV[d] = v
             # pivot: the uncovered set with the fewest usable subsets
             piv = -1
             pc = 1 << 20
@@ -302,8 +341,8 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
         sOpen[d + 1] = False
         sDone[d, bw] |= bit
         d += 1
-    if not stopped:  # a search cut short at the floor is exact too, but keep the table simple
-        _remember(mkeys, mvals, j, U, 2 * best + 1 if best < cutoff else 2 * best)
+    # a search stopped at the floor is exact too: best <= floor <= cost_j(U)
+    _remember(mkeys, mvals, j, U, 2 * best + 1 if best < cutoff or stopped else 2 * best)
     return best
 
 
