@@ -12,7 +12,7 @@ from .._jit import njit
 from .blocked import dp_rows, low_bits
 from .masks import intersection_table, mask_weight
 from .prefix_sets import prefix_set_free
-from .prefix_wide import wide_forced, wide_free
+from .prefix_wide import W, wide_forced, wide_free
 from .subset_dp import dp_plain
 
 __all__ = ["solve_dp", "free_savings", "free_savings_fastest"]
@@ -65,7 +65,7 @@ def free_savings_fastest(req, m, weights, ws):
         if unit and kmax <= WIDE_K:
             forced, k, uniform = wide_forced(req, m, ws.ps_rank)
             ws.ps_mvals[:] = 0
-            q = np.zeros(ws.ps_mkeys.shape[1] - 1, dtype=np.int64)
+            q = np.zeros(W, dtype=np.int64)
             return total - wide_free(forced, k, uniform, n, ws.ps_wsubs, ws.ps_wups, ws.ps_up1,
                                      ws.ps_mkeys, ws.ps_mvals, q)
     if n <= NARROW_N and m >= PS_FROM_SMALL_K and ws.ps_rank.shape[0] == 1 << n:

@@ -59,14 +59,15 @@ def wide_tables(n):
     return setmask, subs, ups, up1, rank
 
 
-MEMO_BITS = 18  # 2^18 slots of 6 int64 words: 12 MB
+MEMO_BITS = 18  # 2^18 slots of 10 int64 words: 20 MB
 
 
 def new_memo(bits: int = MEMO_BITS):
-    """An empty table of cost_j(U) for :func:`wide_solve`: (keys, values), 2^bits slots.
-    A lossy cache (a full probe run overwrites its first slot): forgetting an entry costs
-    time, never exactness."""
-    return np.zeros((1 << bits, W + 1), dtype=np.int64), np.zeros(1 << bits, dtype=np.int64)
+    """An empty table of cost_j(U) for :func:`wide_solve`: (keys, values), 2^bits slots; a
+    key row is (j, U's W words, then the W words of an optimal cover Q of U when the value
+    is exact). A lossy cache (a full probe run overwrites its first slot): forgetting an
+    entry costs time, never exactness."""
+    return np.zeros((1 << bits, 2 * W + 1), dtype=np.int64), np.zeros(1 << bits, dtype=np.int64)
 
 
 PROBE = 8
@@ -82,8 +83,8 @@ def _slot(mkeys, j, a):
 
 
 @njit(cache=True)
-def _recall(mkeys, mvals, j, a):
-    """The stored entry of (j, a) (2 v + 1 exact, 2 v a lower bound), or -1."""
+def _find(mkeys, mvals, j, a):
+    """The slot holding (j, a), or -1."""
     mask = mkeys.shape[0] - 1
     h = _slot(mkeys, j, a)
     for p in range(PROBE):
@@ -92,12 +93,21 @@ def _recall(mkeys, mvals, j, a):
             return np.int64(-1)
         if mkeys[i, 0] == j and mkeys[i, 1] == a[0] and mkeys[i, 2] == a[1] and mkeys[i, 3] == a[2] \
                 and mkeys[i, 4] == a[3]:
-            return mvals[i] - 1
+            return i
     return np.int64(-1)
 
 
 @njit(cache=True)
-def _remember(mkeys, mvals, j, a, e):
+def _recall(mkeys, mvals, j, a):
+    """The stored entry of (j, a) (2 v + 1 exact, 2 v a lower bound), or -1."""
+    i = _find(mkeys, mvals, j, a)
+    return mvals[i] - 1 if i >= 0 else np.int64(-1)
+
+
+@njit(cache=True)
+def _remember(mkeys, mvals, j, a, e, q):
+    """Store entry e of (j, a) (and q, an optimal cover, when e is exact), unless the table
+    already knows as much."""
     mask = mkeys.shape[0] - 1
     h = _slot(mkeys, j, a)
     at = h
@@ -116,6 +126,7 @@ def _remember(mkeys, mvals, j, a, e):
     mkeys[at, 0] = j
     for w in range(W):
         mkeys[at, 1 + w] = a[w]
+        mkeys[at, 1 + W + w] = q[w]
     mvals[at] = e + 1
 
 
@@ -204,9 +215,11 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
                 return min(v, cutoff)
     if j == 2:
         v, C = level_of_chunks(U[0], forced[1, 0], n, up1)
+        bq = np.zeros(W, dtype=np.int64)
+        bq[0] = C
         if want_q:
             Q[0] = C
-        _remember(mkeys, mvals, j, U, 2 * v + 1)
+        _remember(mkeys, mvals, j, U, 2 * v + 1, bq)
         return min(v, cutoff)
     base = np.int64(_popc(U))
     fj = forced[j - 1]
@@ -228,7 +241,7 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
         v = wide_solve(j - 1, fj.copy(), forced, n, subs, ups, up1, cutoff - base, np.int64(0), np.int64(0), np.int64(0),
                        mkeys, mvals, np.int64(0), Q)
         res = min(base + v, cutoff)
-        _remember(mkeys, mvals, j, U, 2 * res + 1 if res < cutoff else 2 * res)
+        _remember(mkeys, mvals, j, U, 2 * res + 1 if res < cutoff else 2 * res, np.zeros(W, dtype=np.int64))
         if want_q:
             for w in range(W):
                 Q[w] = 0
@@ -241,6 +254,12 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
     sDone = np.zeros((D, W), dtype=np.int64)
     sOpen = np.zeros(D, dtype=np.bool_)
     sV = np.zeros(D, dtype=np.int64)  # cost_{j-1}(Q | fj) at each depth (exact once computed)
+    sC = np.zeros((D, W), dtype=np.int64)  # an optimal (j-2)-set cover of Q | fj, when sHas
+    sHas = np.zeros(D, dtype=np.bool_)
+    sAdd = np.zeros(D, dtype=np.int64)  # the (j-1)-set added at this depth
+    bestQ = np.zeros(W, dtype=np.int64)
+    fl = forced[j - 2]
+    subs_l = subs[j - 1]
     cur = np.zeros(W, dtype=np.int64)
     nsets = 0
     for r in range(ups_l.shape[0]):
@@ -258,19 +277,37 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
         if not sOpen[d]:
             for w in range(W):
                 cur[w] = sQ[d, w] | fj[w]
-            # one set more than the parent's family: cost_{j-1} is at least one more
+            # one set more than the parent's family: cost_{j-1} is at least one more, and
+            # exactly one more when the set added contains a member of the parent's optimal
+            # cover (or a forced (j-2)-set): that cover then covers this family too
             lbv = sV[d - 1] + 1 if d > 0 else np.int64(0)
             if base + lbv >= best:
                 d -= 1
                 continue
+            known = False
+            if d > 0 and sHas[d - 1]:
+                a = sAdd[d]
+                for w in range(W):
+                    if subs_l[a, w] & (sC[d - 1, w] | fl[w]) != 0:
+                        known = True
+                        break
+            if known:
+                sHas[d] = True
+                for w in range(W):
+                    sC[d, w] = sC[d - 1, w]
+                sV[d] = lbv
+            else:
+                sHas[d] = False
             if _empty(sU[d]):
-                v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, best - base, lbv,
-                               np.int64(0), np.int64(0), mkeys, mvals, np.int64(0), Q)
+                if known:
+                    v = lbv
+                else:
+                    v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, best - base, lbv,
+                                   np.int64(0), np.int64(0), mkeys, mvals, np.int64(0), Q)
                 if base + v < best:
                     best = base + v
-                    if want_q:
-                        for w in range(W):
-                            Q[w] = sQ[d, w]
+                    for w in range(W):
+                        bestQ[w] = sQ[d, w]
                     if best <= floor:
                         stopped = True
                         break
@@ -284,12 +321,18 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
             if need <= 0 or _popc(cur) + lowrest >= need or lbv >= need:
                 d -= 1
                 continue
-            v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, need, lbv, np.int64(0),
-                           np.int64(0), mkeys, mvals, np.int64(0), Q)
-            if v >= need:
-                d -= 1
-                continue
-            sV[d] = v
+            if not known:
+                v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, need, lbv, np.int64(0),
+                               np.int64(0), mkeys, mvals, np.int64(0), Q)
+                if v >= need:
+                    d -= 1
+                    continue
+                sV[d] = v
+                i = _find(mkeys, mvals, j - 1, cur)
+                if i >= 0 and mvals[i] & 1 == 0 and (mvals[i] - 1) >> 1 == v:  # stored exact (entry + 1 even)
+                    sHas[d] = True
+                    for w in range(W):
+                        sC[d, w] = mkeys[i, 1 + W + w]
             # pivot: the uncovered set with the fewest usable subsets
             piv = -1
             pc = 1 << 20
@@ -338,11 +381,15 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
             sU[d + 1, w] = sU[d, w] & ~ups_l[bs, w]
             sB[d + 1, w] = sB[d, w] | sDone[d, w]
         sQ[d + 1, bw] |= bit
+        sAdd[d + 1] = bs
         sOpen[d + 1] = False
         sDone[d, bw] |= bit
         d += 1
+    if want_q:
+        for w in range(W):
+            Q[w] = bestQ[w]
     # a search stopped at the floor is exact too: best <= floor <= cost_j(U)
-    _remember(mkeys, mvals, j, U, 2 * best + 1 if best < cutoff or stopped else 2 * best)
+    _remember(mkeys, mvals, j, U, 2 * best + 1 if best < cutoff or stopped else 2 * best, bestQ)
     return best
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 __all__ = ["Workspace", "workspace"]
 
-WIDE_MEMO_BITS = 16  # the annealer's table of cost_j(U) on 8-10 chunks: 2^16 slots, 3 MB
+WIDE_MEMO_BITS = 16  # the annealer's table of cost_j(U) on 8-10 chunks: 2^16 slots, 5 MB
 
 
 class Workspace(NamedTuple):
@@ -53,7 +53,7 @@ def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Works
     m = max(int(m_max), 1)
     _, subs, ups, up1, rank = _tables(n) if 1 <= n <= NARROW_N else _tables(1)
     wsubs = wups = np.zeros((0, 0, W), dtype=np.int64)
-    mkeys, mvals = np.zeros((0, W + 1), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    mkeys, mvals = np.zeros((0, 2 * W + 1), dtype=np.int64), np.zeros(0, dtype=np.int64)
     if NARROW_N < n <= MAX_N:
         _, wsubs, wups, up1, rank = _wide_tables(n)
         mkeys, mvals = new_memo(WIDE_MEMO_BITS)
