@@ -1,6 +1,6 @@
 """Exact unit-weight OPT_free on small universes by a search over prefix-set families.
 
-With unit weights, OPT_free depends on the universe (n <= 7 chunks) rather than on 3^m:
+With unit weights, OPT_free depends on the universe (n <= 10 chunks) rather than on 3^m:
 
 **Lemma.** Call a family P of chunk sets *accessible* when it contains the empty set and
 every nonempty member S has a member S - {x} (x in S). For a family F of requests with
@@ -49,8 +49,36 @@ OPT_free >= sum_j cover_j (sound for mixed sizes; :func:`level_bound` computes i
 families, and is not always tight: L_6 has bound 15 and OPT_free 16); for K4^(3) it is
 4 + 2 + 2 = 8 = OPT_free.
 
+**Past 7 chunks** (:mod:`mptsearch._kernels.prefix_wide`; 8-10 chunks, C(10, 5) = 252 sets
+per level in four 64-bit words) the search is the same, with these additions, each sound:
+
+- *one table of cost_j(U) for the whole search* (keyed by (j, U), exact values and "at least
+  v" values): cost_j(U) depends on U and the requests only, not on the cover above that asked
+  for it. The table also keeps an optimal cover Q with each exact value.
+- *a child costs at least its parent plus one*: the nodes of the level-j search add one
+  (j-1)-set s at a time to Q, and cost_{j-1}(Q ∪ {s}) >= cost_{j-1}(Q) + 1 (every cover of
+  Q ∪ {s} covers Q, and |Q ∪ {s}| = |Q| + 1). This is passed down as a floor: the inner
+  search stops at the first cover attaining it (exact, as floor <= the value). And when s
+  contains a member of an optimal cover Q' of Q (or a (j-2)-chunk request), equality holds
+  with no search: Q' covers Q ∪ {s} too, so cost_{j-1}(Q ∪ {s}) <= |Q| + 1 + cost_{j-2}(Q' ∪
+  F_{j-2}) = cost_{j-1}(Q) + 1.
+- *two more bounds on the sets still to add* at a node with chosen sets Q and uncovered
+  j-sets X (the top level and the levels read back only, where they pay): (a) |Q| plus the
+  sets to add is at least cover_{j-1}(F) for the largest request size j (the level bound's
+  term: the final family covers F); (b) the *degree bound*: if the usable (j-1)-sets contain
+  d_1 >= d_2 >= ... members of X, at least the least t with d_1 + ... + d_t >= |X| are still
+  needed (each member of X must lie above one of them). Each raises the packing term of the
+  cut above, which stays sound by the same argument (cost_{j-1} grows by at least one per
+  set added).
+
+Measured (docs/exact.md, benchmarks/bench_closure.py --suite dense): random 4-uniform
+families on 8 chunks in CPU seconds, seconds at m about 60-65 where the level bound is one or
+two below OPT_free; 9 chunks take tens of seconds at m = 63. :func:`prefix_sets_apply` uses it
+on 8-10 chunks from m = 17 for requests of at most 5 chunks, the sizes measured.
+
 Unit weights only (a weighted node costs its last chunk's weight, which depends on the
-parent chosen; the lemma then needs another argument): weighted instances are refused.
+parent chosen; the lemma then needs another argument, not made here): weighted instances are
+refused.
 """
 
 from __future__ import annotations
