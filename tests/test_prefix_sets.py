@@ -32,7 +32,12 @@ def unit_families(draw, max_n=7, max_m=7, k=None):
 
 
 def _check(inst, expected):
-    r = opt_free_prefix_sets(inst)
+    check_result(opt_free_prefix_sets(inst), inst, expected)
+
+
+def check_result(r, inst, expected):
+    """r (a PrefixSetResult of inst) has value ``expected``, a layout of that cost and an
+    accessible family of that size holding every request."""
     assert r.value == expected
     assert trie_cost(inst, r.layout) == r.value
     assert naive_trie_cost(r.layout, [1] * inst.n) == r.value

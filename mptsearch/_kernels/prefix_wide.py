@@ -18,7 +18,7 @@ table per call. ``tab`` is built by :func:`wide_tables`:
 import numpy as np
 from .._bits import ctz, popcount
 from .._jit import njit
-from .prefix_sets import level_of_chunks
+from .prefix_sets import level_of_chunks, ranks, up_pairs
 
 __all__ = ["wide_tables", "wide_free", "wide_solve", "wide_forced", "wide_level_bound", "new_memo", "W", "MAXN"]
 
@@ -30,16 +30,9 @@ BIG = np.int64(1) << 40
 def wide_tables(n):
     """(setmask, subs, ups, up1, rank) for an n-chunk universe, n <= 10 (numpy, once per n)."""
     R = 252
-    setmask = np.zeros((n + 2, R), dtype=np.int64)
+    setmask, rank = ranks(n, R)
     subs = np.zeros((n + 2, R, W), dtype=np.int64)
     ups = np.zeros((n + 2, R, W), dtype=np.int64)
-    rank = np.zeros(1 << n, dtype=np.int64)
-    count = [0] * (n + 2)
-    for x in range(1 << n):
-        j = bin(x).count("1")
-        rank[x] = count[j]
-        setmask[j, count[j]] = x
-        count[j] += 1
 
     def setbit(row, r):
         row[r >> 6] |= np.int64(1 << (r & 63)) if (r & 63) < 63 else np.int64(-(1 << 63))
@@ -51,12 +44,7 @@ def wide_tables(n):
                 y = x & ~(1 << c)
                 setbit(subs[j, rank[x]], int(rank[y]))
                 setbit(ups[j - 1, rank[y]], int(rank[x]))
-    up1 = np.zeros(1 << n, dtype=np.int64)
-    for C in range(1 << n):
-        for x in range(1 << n):
-            if bin(x).count("1") == 2 and x & C:
-                up1[C] |= 1 << int(rank[x])
-    return setmask, subs, ups, up1, rank
+    return setmask, subs, ups, up_pairs(n, rank), rank
 
 
 MEMO_BITS = 18  # 2^18 slots of 10 int64 words: 20 MB
