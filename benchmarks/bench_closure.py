@@ -5,7 +5,7 @@ Suites (``--suite``, repeatable):
 
 - ``sunflowers``: S(c, k) for every c >= 2, k >= 3 with c(k-1) <= 48 chunks (103 families);
 - ``dense``: random k-uniform families (``random.Random`` over all k-sets): k = 4 on 7 chunks
-  (m = 15, 25, 35), k = 4 on 8 chunks (m = 20, 35, 50, 70), k = 4 and 5 on 9 chunks
+  (m = 15, 25, 35), k = 4 on 8 chunks (m = 20, 35, 50, 60, 65, 70), k = 4 and 5 on 9 chunks
   (m = 63, 126), ``--samples`` of each (one when m is every k-set);
 - ``zipfmid``: the same generator at (m, k) = (100, 8), (150, 8), ``--samples`` seeds each, where
   the closure program reaches the optimum: how far the local search and the two LPs are from it;
@@ -18,7 +18,8 @@ Methods: ``closure`` = :func:`mptsearch.exact.arborescence.opt_free_closure` (it
 runs the Steiner-set local search first and the pairs program on closures with at most
 ``PAIRS_CAP`` containment pairs, and records which program ran and the search's cost);
 ``dp`` = :func:`mptsearch.exact.free.opt_free` where m <= ``--dp-upto``; ``prefix_sets`` where
-:func:`~mptsearch.exact.prefix_sets.opt_free_prefix_sets` applies (unit weights, <= 7 chunks);
+:func:`~mptsearch.exact.prefix_sets.opt_free_prefix_sets` applies (unit weights, <= 10 chunks:
+one 64-bit word per level on <= 7, four on 8-10);
 ``cpsat`` = the plain model of issue 25 over the same cover graph (a boolean per set and per
 arc, one incoming arc per used set, an arc only from a used set; one worker, ``--cpsat-limit``;
 with ``--cpsat-hint`` the local search's sets as a hint)
@@ -135,6 +136,33 @@ def lp_values(inst, cap):
     return cover, pairs
 
 
+def _prefix_child(inst, conn):
+    c0 = time.process_time()
+    v = opt_free_prefix_sets(inst).value
+    conn.send((v, time.process_time() - c0))
+    conn.close()
+
+
+def prefix_sets_limited(inst, limit):
+    """The prefix-set search in a forked child (its kernels compiled already), stopped after
+    ``limit`` wall seconds (the search itself has no time limit). CPU seconds are the child's."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    here, there = ctx.Pipe(duplex=False)
+    t0 = time.perf_counter()
+    proc = ctx.Process(target=_prefix_child, args=(inst, there))
+    proc.start()
+    there.close()
+    if here.poll(limit):
+        v, cpu = here.recv()
+        proc.join()
+        return {"seconds": time.perf_counter() - t0, "cpu": cpu, "optimal": True, "value": v}
+    proc.kill()
+    proc.join()
+    return {"seconds": time.perf_counter() - t0, "cpu": None, "optimal": False, "limit": limit}
+
+
 def sunflower_suite():
     for c in range(2, 25):
         for k in range(3, 48 // c + 2):
@@ -143,10 +171,10 @@ def sunflower_suite():
 
 
 def dense_suite(samples, seed):
-    for n, k, ms in [(7, 4, (15, 25, 35)), (8, 4, (20, 35, 50, 70)), (9, 4, (63, 126)), (9, 5, (63, 126))]:
+    for n, k, ms in [(7, 4, (15, 25, 35)), (8, 4, (20, 35, 50, 60, 65, 70)), (9, 4, (63, 126)), (9, 5, (63, 126))]:
         sets = list(itertools.combinations(range(n), k))
         for m in ms:
-            rng = random.Random(seed * 1000 + 100 * n + 10 * k + m)
+            rng = random.Random(seed * 1000 + 100 * n + 10 * k + m)  # the same instances as before for old m
             for s in range(samples if m < len(sets) else 1):
                 yield f"{k}-uniform n={n} m={m} #{s}", from_lists([list(c) for c in rng.sample(sets, m)])
 
@@ -182,10 +210,11 @@ def run_one(name, inst, a):
         t0, c0 = time.perf_counter(), time.process_time()
         values["dp"] = opt_free(inst).value
         row["dp"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0}
-    if inst.unit_weights and inst.n <= 7:
-        t0, c0 = time.perf_counter(), time.process_time()
-        values["prefix_sets"] = opt_free_prefix_sets(inst).value
-        row["prefix_sets"] = {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+    if inst.unit_weights and inst.n <= 10:
+        got = prefix_sets_limited(inst, a.prefix_limit)
+        row["prefix_sets"] = got
+        if got["optimal"]:
+            values["prefix_sets"] = got["value"]
     if a.cpsat_limit > 0 and inst.m <= a.cpsat_max_m and not name.endswith(("#1", "#2", "#3", "#4")):
         c0 = time.process_time()
         got = plain_cpsat(inst, a.cpsat_limit, a.cpsat_max_arcs, hint=a.cpsat_hint)
@@ -223,9 +252,14 @@ def table():
             got = [r[meth] for r in rs if meth in r]
             if not got:
                 return "not run"
-            cpu = [g.get("cpu", g["seconds"]) for g in got]
             solved = sum(g.get("optimal", True) for g in got)
-            return f"{solved}/{len(got)}, {statistics.median(cpu):.3g} / {max(cpu):.3g}"
+            # an unfinished prefix-set search has no time of its own: the limit is shown instead
+            cpu = [g.get("cpu", g["seconds"]) for g in got if g.get("cpu", 0) is not None]
+            past = [g["limit"] for g in got if g.get("cpu", 0) is None]
+            tail = f" (unfinished: {len(past)} at {past[0]:g} s wall)" if past else ""
+            if not cpu:
+                return f"0/{len(got)}{tail}"
+            return f"{solved}/{len(got)}, {statistics.median(cpu):.3g} / {max(cpu):.3g}{tail}"
 
         for key, rs in groups.items():
             gaps = [r["closure"]["gap"] for r in rs if not r["closure"]["optimal"]]
@@ -276,6 +310,7 @@ def main():
     p.add_argument("--closure-limit", type=float, default=60.0)
     p.add_argument("--closure-limit-large", type=float, default=600.0, help="for m >= 1000")
     p.add_argument("--dp-upto", type=int, default=20)
+    p.add_argument("--prefix-limit", type=float, default=120.0, help="wall seconds of one prefix-set search")
     p.add_argument("--cpsat-limit", type=float, default=30.0)
     p.add_argument("--cpsat-max-m", type=int, default=200)
     p.add_argument("--cpsat-max-arcs", type=int, default=20_000)
@@ -286,6 +321,7 @@ def main():
     opt_free(k4_3())  # compile outside the timings
     opt_free(from_lists([[0, 1], [1, 2], [2, 3], [0, 3], [0, 2], [1, 3], [0, 1, 2], [1, 2, 3]]))
     opt_free_prefix_sets(k4_3())
+    opt_free_prefix_sets(sunflowers(4, 3))  # 8 chunks: the multi-word kernels
     opt_free_closure(k4_3())
     for suite in a.suite:
         gen = {"sunflowers": sunflower_suite, "dense": lambda: dense_suite(a.samples, a.seed),
@@ -295,7 +331,7 @@ def main():
             row = run_one(name, inst, a)
             rows.append(row)
             c = row["closure"]
-            others = " ".join(f"{meth} {row[meth]['seconds']:.3f}s (cpu {row[meth]['cpu']:.3f})"
+            others = " ".join(f"{meth} {row[meth]['seconds']:.3f}s (cpu {row[meth]['cpu'] or float('nan'):.3f})"
                               for meth in ("dp", "prefix_sets", "cpsat") if meth in row)
             print(f"{name:<28} m={inst.m:<5} closure {c['seconds']:.3f}s (cpu {c['cpu']:.3f}) "
                   f"{'optimal ' + str(row['value']) if c['optimal'] else 'bracket %d..%d' % (c['lower'], c['upper'])}"

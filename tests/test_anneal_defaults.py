@@ -11,11 +11,14 @@ from mptsearch.search.parallel import anneal
 
 
 def test_default_range_is_the_whole_class_up_to_max_m():
-    # unit weights on <= 7 chunks: every m (the prefix-set search), else at most MAX_M
+    # unit weights on <= 7 chunks, or <= 10 with k <= 5: every m (the prefix-set search), else MAX_M
     assert default_requests(6, (3, 3)) == (3, 20)
     assert default_requests(7, (4, 4)) == (3, 35)
     assert default_requests(6, (3, 3), (1, 9)) == (3, 16) == (3, MAX_M)
-    assert default_requests(8, (4, 4)) == (3, MAX_M)
+    assert default_requests(8, (4, 4)) == (3, 70)  # 8-10 chunks, requests of <= 5 chunks
+    assert default_requests(9, (5, 5)) == (3, 126)
+    assert default_requests(8, (4, 6)) == (3, MAX_M)
+    assert default_requests(11, (4, 4)) == (3, MAX_M)
     assert default_requests(4, (3, 3)) == (3, 4)
     assert default_requests(5, (2, 2)) == (3, 10)
     assert default_requests(2, (1, 1)) == (2, 2)

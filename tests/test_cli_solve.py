@@ -48,7 +48,8 @@ def test_slow_methods_are_skipped_with_the_reason(capsys):
 def test_closure_out_of_time_gives_the_bracket_not_a_value(capsys):
     from mptsearch.families import random_instance
 
-    inst = json.dumps(random_instance(n=8, m=50, k=4, seed=2).to_json())
+    # weighted: the closure program (with unit weights the prefix-set search solves it)
+    inst = json.dumps(random_instance(n=8, m=50, k=4, weights=(1, 3), seed=2).to_json())
     code, out, _ = run(["solve", inst, "--max-free-m", "3", "--free-time-limit", "0.2", "--skip", "opt_glob",
                         "--json"], capsys)
     data = json.loads(out)
@@ -57,6 +58,9 @@ def test_closure_out_of_time_gives_the_bracket_not_a_value(capsys):
     assert f"{low} <= OPT_free <= {up}" in data["skipped"]["opt_free"]
     code, out, _ = run(["solve", "012 013 023 123"], capsys)
     assert "by subset DP" in out
+    unit = json.dumps(random_instance(n=8, m=30, k=4, seed=2).to_json())
+    code, out, _ = run(["solve", unit, "--skip", "opt_glob", "--json"], capsys)
+    assert code == 0 and json.loads(out)["opt_free_method"] == "prefix_sets"
 
 
 def test_stdin_and_file(capsys, monkeypatch, tmp_path):

@@ -185,6 +185,8 @@ def test_auto_picks_by_size_and_says_which():
     assert opt_free_auto(mid).savings == mid.total_weight() - r.value
     # out of time: a bracket from opt_free_exact, an error (not a value) from opt_free_auto
     hard = random_instance(n=8, m=50, k=4, seed=2)
+    assert opt_free_exact(hard)[1] == "prefix_sets"  # unit weights on 8 chunks: the wide search
+    hard = random_instance(n=8, m=50, k=4, weights=(1, 3), seed=2)
     r, method = opt_free_exact(hard, max_dp_m=12, time_limit=0.2)
     assert method == "closure" and not r.optimal and r.lower <= r.upper
 

@@ -32,7 +32,12 @@ def unit_families(draw, max_n=7, max_m=7, k=None):
 
 
 def _check(inst, expected):
-    r = opt_free_prefix_sets(inst)
+    check_result(opt_free_prefix_sets(inst), inst, expected)
+
+
+def check_result(r, inst, expected):
+    """r (a PrefixSetResult of inst) has value ``expected``, a layout of that cost and an
+    accessible family of that size holding every request."""
     assert r.value == expected
     assert trie_cost(inst, r.layout) == r.value
     assert naive_trie_cost(r.layout, [1] * inst.n) == r.value
@@ -118,8 +123,8 @@ def test_level_bound_is_sound_tight_and_not_always_tight():
 def test_refuses_weights_and_large_universes():
     with pytest.raises(InstanceError, match="unit weights"):
         opt_free_prefix_sets(from_lists([[0, 1], [1, 2]], {0: 2, 1: 1, 2: 1}))
-    with pytest.raises(InstanceError, match="at most 7 chunks"):
-        opt_free_prefix_sets(from_lists([list(range(8))]))
+    with pytest.raises(InstanceError, match="at most 10 chunks"):
+        opt_free_prefix_sets(from_lists([list(range(11))]))
     with pytest.raises(InstanceError, match="uniform"):
         level_bound(from_lists([[0, 1], [1, 2, 3]]))
 
@@ -129,6 +134,8 @@ def test_the_kernels_crossover_constants_agree():
     from mptsearch.exact import prefix_sets
 
     assert (kernel_free.PS_FROM, kernel_free.PS_FROM_SMALL_K) == (prefix_sets.PS_FROM, prefix_sets.PS_FROM_SMALL_K)
+    assert (kernel_free.PS_FROM_WIDE, kernel_free.NARROW_N, kernel_free.WIDE_K) == (
+        prefix_sets.PS_FROM_WIDE, prefix_sets.NARROW_N, prefix_sets.WIDE_K)
 
 
 def test_fastest_savings_kernel_takes_both_paths():

@@ -12,13 +12,14 @@ from .._jit import njit
 from .blocked import dp_rows, low_bits
 from .masks import intersection_table, mask_weight
 from .prefix_sets import prefix_set_free
+from .prefix_wide import W, wide_forced, wide_free
 from .subset_dp import dp_plain
 
 __all__ = ["solve_dp", "free_savings", "free_savings_fastest"]
 
-# the crossovers of mptsearch.exact.prefix_sets (PS_FROM, PS_FROM_SMALL_K), repeated here as
-# compile-time constants; tests/test_prefix_sets.py checks that they agree
-PS_FROM, PS_FROM_SMALL_K = 15, 10
+# the crossovers of mptsearch.exact.prefix_sets (PS_FROM, PS_FROM_SMALL_K, PS_FROM_WIDE,
+# NARROW_N, WIDE_K), repeated here as compile-time constants; tests/test_prefix_sets.py checks that they agree
+PS_FROM, PS_FROM_SMALL_K, PS_FROM_WIDE, NARROW_N, WIDE_K = 15, 10, 17, 7, 5
 
 
 @njit(cache=True)
@@ -46,10 +47,28 @@ def free_savings(req, m, weights, ws):
 @njit(cache=True)
 def free_savings_fastest(req, m, weights, ws):
     """:func:`free_savings` by the faster exact method: the prefix-set search
-    (:mod:`mptsearch.exact.prefix_sets`) for unit weights on <= 7 chunks from its crossover
-    on (no table, no limit on m), else the DP (tables of 2^m entries)."""
+    (:mod:`mptsearch.exact.prefix_sets`) for unit weights on <= 7 chunks, or on 8-10 chunks
+    with requests of <= 5 chunks, from its crossover on (no table, no limit on m), else the
+    DP (tables of 2^m entries)."""
     n = ws.S.shape[0]
-    if m >= PS_FROM_SMALL_K and ws.ps_rank.shape[0] == 1 << n:
+    if n > NARROW_N and m >= PS_FROM_WIDE and ws.ps_rank.shape[0] == 1 << n:
+        unit = True
+        for x in range(n):
+            if weights[x] != 1:
+                unit = False
+        total = np.int64(0)
+        kmax = np.int64(0)
+        for a in range(m):
+            c = mask_weight(req[a], weights)
+            total += c
+            kmax = max(kmax, c)
+        if unit and kmax <= WIDE_K:
+            forced, k, uniform = wide_forced(req, m, ws.ps_rank)
+            ws.ps_mvals[:] = 0
+            q = np.zeros(W, dtype=np.int64)
+            return total - wide_free(forced, k, uniform, n, ws.ps_wsubs, ws.ps_wups, ws.ps_up1,
+                                     ws.ps_mkeys, ws.ps_mvals, q)
+    if n <= NARROW_N and m >= PS_FROM_SMALL_K and ws.ps_rank.shape[0] == 1 << n:
         unit = True
         for x in range(n):
             if weights[x] != 1:

@@ -24,12 +24,10 @@ BIG = np.int64(1) << 40
 ZERO = np.int64(0)
 
 
-def level_tables(n):
-    """(setmask, subs, ups, up1, rank) for an n-chunk universe (numpy, built once per n)."""
-    W = 36
-    setmask = np.zeros((n + 2, W), dtype=np.int64)
-    subs = np.zeros((n + 2, W), dtype=np.int64)
-    ups = np.zeros((n + 2, W), dtype=np.int64)
+def ranks(n, width):
+    """(setmask, rank): ``setmask[j, r]`` the r-th j-chunk set (increasing numeric order) of
+    an n-chunk universe, ``rank[x]`` the rank of chunk mask x among the sets of its size."""
+    setmask = np.zeros((n + 2, width), dtype=np.int64)
     rank = np.zeros(1 << n, dtype=np.int64)
     count = [0] * (n + 2)
     for x in range(1 << n):
@@ -37,6 +35,25 @@ def level_tables(n):
         rank[x] = count[j]
         setmask[j, count[j]] = x
         count[j] += 1
+    return setmask, rank
+
+
+def up_pairs(n, rank):
+    """``up1[C]``: the 2-sets meeting chunk mask C, as a level-2 rank mask (one word)."""
+    up1 = np.zeros(1 << n, dtype=np.int64)
+    for C in range(1 << n):
+        for x in range(1 << n):
+            if bin(x).count("1") == 2 and x & C:
+                up1[C] |= 1 << int(rank[x])
+    return up1
+
+
+def level_tables(n):
+    """(setmask, subs, ups, up1, rank) for an n-chunk universe (numpy, built once per n)."""
+    W = 36
+    setmask, rank = ranks(n, W)
+    subs = np.zeros((n + 2, W), dtype=np.int64)
+    ups = np.zeros((n + 2, W), dtype=np.int64)
     for x in range(1, 1 << n):
         j = bin(x).count("1")
         for c in range(n):
@@ -44,12 +61,7 @@ def level_tables(n):
                 y = x & ~(1 << c)
                 subs[j, rank[x]] |= 1 << int(rank[y])
                 ups[j - 1, rank[y]] |= 1 << int(rank[x])
-    up1 = np.zeros(1 << n, dtype=np.int64)
-    for C in range(1 << n):
-        for x in range(1 << n):
-            if bin(x).count("1") == 2 and x & C:
-                up1[C] |= 1 << int(rank[x])
-    return setmask, subs, ups, up1, rank
+    return setmask, subs, ups, up_pairs(n, rank), rank
 
 
 @njit(cache=True)

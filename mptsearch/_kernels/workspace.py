@@ -7,6 +7,8 @@ import numpy as np
 
 __all__ = ["Workspace", "workspace"]
 
+WIDE_MEMO_BITS = 16  # the annealer's table of cost_j(U) on 8-10 chunks: 2^16 slots, 5 MB
+
 
 class Workspace(NamedTuple):
     """Buffers for families of up to ``m_max`` requests on ``n`` chunks (a named tuple of
@@ -27,8 +29,12 @@ class Workspace(NamedTuple):
     key: np.ndarray      # int64[m]
     ps_subs: np.ndarray  # the prefix-set search's level tables (n <= 7; else empty)
     ps_ups: np.ndarray
-    ps_up1: np.ndarray
-    ps_rank: np.ndarray  # int64[2^n] when the prefix-set search applies, else int64[0]
+    ps_up1: np.ndarray   # int64[2^n]: 2-sets meeting a chunk set (n <= 10)
+    ps_rank: np.ndarray  # int64[2^n] when the prefix-set search applies (n <= 10), else int64[0]
+    ps_wsubs: np.ndarray  # 8-10 chunks: the multi-word level tables (_kernels/prefix_wide.py)
+    ps_wups: np.ndarray
+    ps_mkeys: np.ndarray  # 8-10 chunks: the table of cost_j(U), cleared per family
+    ps_mvals: np.ndarray
 
     @property
     def dtype(self) -> np.dtype:
@@ -40,12 +46,18 @@ def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Works
     """A workspace for up to ``m_max`` requests on ``n`` chunks with OPT_free tables of
     2^table_m entries (default m_max) in the integer type ``dtype`` (see
     :func:`mptsearch.exact.free.dp_dtype`: it must hold the largest sum_i w(R_i))."""
-    from ..exact.prefix_sets import MAX_N, _tables
+    from ..exact.prefix_sets import MAX_N, NARROW_N, _tables, _wide_tables
+    from .prefix_wide import W, new_memo
 
     dtype = np.dtype(dtype)
     m = max(int(m_max), 1)
-    _, subs, ups, up1, rank = _tables(n) if 1 <= n <= MAX_N else _tables(1)
-    if not 1 <= n <= MAX_N:
+    _, subs, ups, up1, rank = _tables(n) if 1 <= n <= NARROW_N else _tables(1)
+    wsubs = wups = np.zeros((0, 0, W), dtype=np.int64)
+    mkeys, mvals = np.zeros((0, 2 * W + 1), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if NARROW_N < n <= MAX_N:
+        _, wsubs, wups, up1, rank = _wide_tables(n)
+        mkeys, mvals = new_memo(WIDE_MEMO_BITS)
+    elif not 1 <= n <= NARROW_N:
         rank = np.zeros(0, dtype=np.int64)
     t = 1 << (m if table_m is None else int(table_m))
     return Workspace(
@@ -55,4 +67,5 @@ def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Works
         ncls=np.zeros(n + 1, dtype=np.int64), singles=np.zeros(n + 1, dtype=np.uint64),
         sig=np.zeros(2 * m, dtype=np.uint64), act=np.zeros(2 * m, dtype=np.int64),
         pw=np.zeros((m, m), dtype=np.int64), intree=np.zeros(m, dtype=np.bool_),
-        key=np.zeros(m, dtype=np.int64), ps_subs=subs, ps_ups=ups, ps_up1=up1, ps_rank=rank)
+        key=np.zeros(m, dtype=np.int64), ps_subs=subs, ps_ups=ups, ps_up1=up1, ps_rank=rank,
+        ps_wsubs=wsubs, ps_wups=wups, ps_mkeys=mkeys, ps_mvals=mvals)

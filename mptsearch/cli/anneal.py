@@ -150,7 +150,7 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
 @click.option("-n", "--chunks", type=int, default=7, show_default=True, help="Chunks in the universe (n).")
 @click.option("-m", "--requests", "m_text", default=None, metavar="M|LO-HI",
               help="Number of requests or range  [default: 3 up to the distinct requests that exist, at most 16 "
-                   "unless the weights are 1 and n <= 7 (prefix-set search); "
+                   "unless the weights are 1 and n <= 7, or n <= 10 with k <= 5 (prefix-set search); "
                    "every other restart keeps to m <= 10]")
 @click.option("--weights", "w_text", default=None, metavar="W|LO-HI",
               help="Chunk weight or range  [default: 1-9 for shortfall, 1 otherwise]")

@@ -185,9 +185,9 @@ def _evaluate(masks, ms, n, w, prop, pn, pd, exact_limit, ws, lbin, fn, fd, pst,
 
 def _prefix_set_args(n, w, B, on):
     """The tuple the kernels take: (applies, n, subs, ups, up1, rank, level-bound done)."""
-    from ..exact.prefix_sets import MAX_N, _tables
+    from ..exact.prefix_sets import NARROW_N, _tables
 
-    on = bool(on) and 1 <= n <= MAX_N and bool(np.all(w == 1))
+    on = bool(on) and 1 <= n <= NARROW_N and bool(np.all(w == 1))
     _, subs, ups, up1, rank = _tables(n if on else 1)
     return (on, np.int64(n), subs, ups, up1, rank, np.zeros(B, dtype=np.bool_))
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._kernels.inherited import inherited_lower_bounds
 from .._kernels.prefix_sets import level_bounds
-from ..exact.prefix_sets import MAX_N, PS_FROM, _tables
+from ..exact.prefix_sets import NARROW_N, PS_FROM, _tables
 from .evaluate import EXACT_M_LIMIT, BatchResult, evaluate_batch
 
 __all__ = ["evaluate_tree", "DEFAULT_ANCESTORS"]
@@ -37,7 +37,7 @@ DEFAULT_ANCESTORS = 2  #: generations above mlo evaluated to feed the inherited 
 
 
 def _level_bound_instead(n, w, m, prefix_sets) -> bool:
-    return bool(prefix_sets) and 1 <= n <= MAX_N and bool(np.all(w == 1)) and m >= PS_FROM
+    return bool(prefix_sets) and 1 <= n <= NARROW_N and bool(np.all(w == 1)) and m >= PS_FROM
 
 
 def evaluate_tree(masks: np.ndarray, ms: np.ndarray, parents: np.ndarray, n: int, mlo: int, *,

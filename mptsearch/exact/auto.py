@@ -3,7 +3,9 @@
 Three exact methods, none of which wins everywhere (docs/exact.md has the measured crossover):
 
 - the prefix-set search (:mod:`mptsearch.exact.prefix_sets`): unit weights on <= 7 chunks,
-  past its crossover with the DP (:func:`~mptsearch.exact.prefix_sets.prefix_sets_apply`);
+  or on 8-10 chunks with requests of <= 5 chunks from m = 17, past its crossover with the DP
+  (:func:`~mptsearch.exact.prefix_sets.prefix_sets_apply`); on dense families on 8-9 chunks it
+  is far ahead of the closure program, whose LP is 10-15% weak there;
 - the subset DP of Theorem 1 (:mod:`mptsearch.exact.free`): O(3^m), milliseconds up to
   m = 18 on any instance, about 0.3 s at m = 20 and x9 every two requests more;
 - the closure arborescence (:mod:`mptsearch.exact.arborescence`): no 3^m, but its time depends

@@ -1,6 +1,6 @@
 """Exact unit-weight OPT_free on small universes by a search over prefix-set families.
 
-With unit weights, OPT_free depends on the universe (n <= 7 chunks) rather than on 3^m:
+With unit weights, OPT_free depends on the universe (n <= 10 chunks) rather than on 3^m:
 
 **Lemma.** Call a family P of chunk sets *accessible* when it contains the empty set and
 every nonempty member S has a member S - {x} (x in S). For a family F of requests with
@@ -49,8 +49,38 @@ OPT_free >= sum_j cover_j (sound for mixed sizes; :func:`level_bound` computes i
 families, and is not always tight: L_6 has bound 15 and OPT_free 16); for K4^(3) it is
 4 + 2 + 2 = 8 = OPT_free.
 
+**Past 7 chunks** (:mod:`mptsearch._kernels.prefix_wide`; 8-10 chunks, C(10, 5) = 252 sets
+per level in four 64-bit words) the search is the same, with these additions, each sound:
+
+- *one table of cost_j(U) for the whole search* (keyed by (j, U), exact values and "at least
+  v" values): cost_j(U) depends on U and the requests only, not on the cover above that asked
+  for it. The table also keeps an optimal cover Q with each exact value.
+- *a child costs at least its parent plus one*: the nodes of the level-j search add one
+  (j-1)-set s at a time to Q, and cost_{j-1}(Q ∪ {s}) >= cost_{j-1}(Q) + 1 (every cover of
+  Q ∪ {s} covers Q, and |Q ∪ {s}| = |Q| + 1). This is passed down as a floor: the inner
+  search stops at the first cover attaining it (exact, as floor <= the value). And when s
+  contains a member of an optimal cover Q' of Q (or a (j-2)-chunk request), equality holds
+  with no search: Q' covers Q ∪ {s} too, so cost_{j-1}(Q ∪ {s}) <= |Q| + 1 + cost_{j-2}(Q' ∪
+  F_{j-2}) = cost_{j-1}(Q) + 1.
+- *two more bounds on the sets still to add* at a node with chosen sets Q and uncovered
+  j-sets X (the top level and the levels read back only, where they pay): (a) |Q| plus the
+  sets to add is at least cover_{j-1}(F) for the largest request size j (the level bound's
+  term: the final family covers F); (b) the *degree bound*: if the usable (j-1)-sets contain
+  d_1 >= d_2 >= ... members of X, at least the least t with d_1 + ... + d_t >= |X| are still
+  needed (each member of X must lie above one of them). Each raises the packing term of the
+  cut above, which stays sound by the same argument (cost_{j-1} grows by at least one per
+  set added).
+
+Measured (docs/exact.md, benchmarks/bench_closure.py --suite dense): random 4-uniform
+families on 8 chunks, every m <= 70, at most 6.7 CPU s (medians under 1 s except at m = 65,
+where the level bound is one or two below OPT_free); on 9 chunks 4-uniform families with
+m = 63 in 2-17 CPU s (4 of 5), 5-uniform ones and the every-k-set families not within
+120 s wall. :func:`prefix_sets_apply` uses it
+on 8-10 chunks from m = 17 for requests of at most 5 chunks, the sizes measured.
+
 Unit weights only (a weighted node costs its last chunk's weight, which depends on the
-parent chosen; the lemma then needs another argument): weighted instances are refused.
+parent chosen; the lemma then needs another argument, not made here): weighted instances are
+refused.
 """
 
 from __future__ import annotations
@@ -63,21 +93,29 @@ import numpy as np
 from ..instance import Instance, InstanceError
 
 __all__ = ["PrefixSetResult", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply", "MAX_N",
-           "PS_FROM", "PS_FROM_SMALL_K"]
+           "NARROW_N", "PS_FROM", "PS_FROM_SMALL_K", "PS_FROM_WIDE", "WIDE_K"]
 
-MAX_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
+NARROW_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
+MAX_N = 10    # 8-10 chunks: C(10, j) <= 252 sets per level, four 64-bit words (``_kernels/prefix_wide.py``)
 # From these m on the search beats the subset DP of Theorem 1 (medians per member on random
 # 3- and 4-uniform families on 7 chunks, docs/enumerate.md): m >= 10 when no request has more
 # than 3 chunks, m >= 15 otherwise (sparse 4-uniform families have many covers to try).
 PS_FROM, PS_FROM_SMALL_K = 15, 10
+# On 8-10 chunks the search replaces the subset DP from m = 17 (the annealer's DP tables stop
+# at m = 16); with requests of <= 4 chunks it is the faster there, with 5 about 10x slower at
+# m = 17-18 in the median (docs/exact.md), the DP 30x slower than at 16 from m = 19.
+PS_FROM_WIDE = 17
+WIDE_K = 5  # the largest request size measured on 8-10 chunks (docs/exact.md)
 
 
 def prefix_sets_apply(inst: Instance) -> bool:
     """Whether :func:`opt_free_prefix_sets` applies to ``inst`` and is the faster exact
-    method (unit weights, at most 7 chunks, m past the crossover above)."""
+    method (unit weights, at most 10 chunks, m past the crossover above)."""
     if not inst.unit_weights or inst.n > MAX_N:
         return False
     k = max(len(o) for o in inst.orders)
+    if inst.n > NARROW_N:
+        return inst.m >= PS_FROM_WIDE and k <= WIDE_K
     return inst.m >= PS_FROM or (inst.m >= PS_FROM_SMALL_K and k <= 3)
 
 
@@ -101,6 +139,13 @@ def _tables(n: int):
     return level_tables(n)
 
 
+@lru_cache(maxsize=None)
+def _wide_tables(n: int):
+    from .._kernels.prefix_wide import wide_tables
+
+    return wide_tables(n)
+
+
 def _check(inst: Instance) -> None:
     if not inst.unit_weights:
         raise InstanceError("the prefix-set search is for unit weights only; "
@@ -110,7 +155,7 @@ def _check(inst: Instance) -> None:
 
 
 def _forced(inst: Instance, rank) -> np.ndarray:
-    forced = np.zeros(MAX_N + 2, dtype=np.int64)
+    forced = np.zeros(NARROW_N + 2, dtype=np.int64)
     for x in inst.request_masks():
         forced[bin(x).count("1")] |= 1 << int(rank[x])
     return forced
@@ -123,7 +168,7 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     Parameters
     ----------
     inst : Instance
-        Unit weights, at most 7 chunks in use, any request sizes.
+        Unit weights, at most 10 chunks in use, any request sizes.
 
     Returns
     -------
@@ -133,14 +178,15 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     Raises
     ------
     InstanceError
-        Weighted instance, or more than 7 chunks.
+        Weighted instance, or more than 10 chunks.
 
     Notes
     -----
     Worst-case exponential in the number of possible j-sets (at most 35 per level on 7
-    chunks), independent of 3^m: milliseconds for every 3- and 4-uniform family on 7 chunks
-    (measured in docs/enumerate.md). Independent of Theorem 1 and of the trie search: it
-    shares no code with them.
+    chunks, 252 on 10), independent of 3^m: milliseconds for every 3- and 4-uniform family on
+    7 chunks (measured in docs/enumerate.md), seconds for dense 4-uniform families on 8 chunks
+    (docs/exact.md). Independent of Theorem 1 and of the trie search: it shares no code with
+    them.
 
     Examples
     --------
@@ -152,6 +198,8 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
 
     _check(inst)
     n = inst.n
+    if n > NARROW_N:
+        return _opt_free_wide(inst)
     setmask, subs, ups, up1, rank = _tables(n)
     forced = _forced(inst, rank)
     k = max(len(o) for o in inst.orders)
@@ -174,6 +222,43 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     return PrefixSetResult(int(value), {j: [tuple(c for c in range(n) if x >> c & 1) for x in xs]
                                         for j, xs in sorted(chunk_level.items())}, layout,
                            _hierarchy(layout), inst.total_weight() - int(value))
+
+
+def _opt_free_wide(inst: Instance) -> PrefixSetResult:
+    """:func:`opt_free_prefix_sets` on 8-10 chunks (the multi-word kernels)."""
+    from .._kernels.prefix_wide import W, new_memo, wide_forced, wide_free, wide_solve
+
+    n = inst.n
+    setmask, subs, ups, up1, rank = _wide_tables(n)
+    req = np.array(inst.request_masks(), dtype=np.uint64)
+    forced, k, uniform = wide_forced(req, inst.m, rank)
+    mkeys, mvals = new_memo()
+    Q = np.zeros(W, dtype=np.int64)
+    value = int(wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q))
+    levels = {k: forced[k].copy()}
+    rest = value - _count(forced[k])
+    for j in range(k - 1, 0, -1):
+        if j == 1:  # level 2 returned the chunk set itself (the rank of chunk c among 1-sets is c)
+            U = Q.copy()
+        else:
+            U = Q | forced[j]
+        levels[j] = U
+        Q = np.zeros(W, dtype=np.int64)
+        v = int(wide_solve(j, U.copy(), forced, n, subs, ups, up1, np.int64(1 << 40), np.int64(0), np.int64(0), np.int64(0),
+                           mkeys, mvals, np.int64(1), Q))
+        if v != rest:  # pragma: no cover - the search is deterministic
+            raise AssertionError(f"level {j}: solving the chosen cover gave {v}, expected {rest}")
+        rest -= _count(U)
+    chunk_level = {j: [int(setmask[j, r]) for r in range(setmask.shape[1]) if U_j[r >> 6] >> (r & 63) & 1]
+                   for j, U_j in levels.items()}
+    layout = _layout(inst, chunk_level)
+    return PrefixSetResult(value, {j: [tuple(c for c in range(n) if x >> c & 1) for x in xs]
+                                   for j, xs in sorted(chunk_level.items())}, layout,
+                           _hierarchy(layout), inst.total_weight() - value)
+
+
+def _count(words) -> int:
+    return sum(bin(int(x) & (2**64 - 1)).count("1") for x in words)
 
 
 def _hierarchy(layout: list):
@@ -231,6 +316,12 @@ def level_bound(inst: Instance) -> int:
     _check(inst)
     if len({len(o) for o in inst.orders}) != 1:
         raise InstanceError("the level bound is implemented for uniform families (one request size)")
+    if inst.n > NARROW_N:
+        from .._kernels.prefix_wide import wide_forced, wide_level_bound
+
+        _, subs, _, _, rank = _wide_tables(inst.n)
+        forced, k, _ = wide_forced(np.array(inst.request_masks(), dtype=np.uint64), inst.m, rank)
+        return inst.m + int(wide_level_bound(forced, k, subs)[0])
     setmask, subs, ups, up1, rank = _tables(inst.n)
     req = np.array(inst.request_masks(), dtype=np.uint64)
     return int(prefix_set_bound(req, inst.m, inst.n, subs, ups, rank))

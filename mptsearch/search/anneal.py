@@ -81,11 +81,17 @@ COUNTERS = np.dtype([("m", np.int64), ("best_m", np.int64), ("step", np.int64),
 DEFAULT_M_NARROW = 10  # even restarts keep the former default range m <= 10 (see m_alternate)
 
 
-def max_requests(n: int, weights: tuple = (1, 1)) -> int:
+def max_requests(n: int, weights: tuple = (1, 1), k_hi: int | None = None) -> int:
     """MAX_M, or no cap where OPT_free comes from the prefix-set search, whose cost grows
-    with the universe instead of 3^m (unit weights on <= 7 chunks)."""
-    from ..exact.prefix_sets import MAX_N
-    return 1 << 30 if tuple(weights) == (1, 1) and n <= MAX_N else MAX_M
+    with the universe instead of 3^m: unit weights on <= 7 chunks, or on 8-10 chunks with
+    requests of at most WIDE_K chunks (measured there: docs/exact.md; past m = MAX_M the
+    wide search replaces the DP in the step kernel)."""
+    from ..exact.prefix_sets import MAX_N, NARROW_N, WIDE_K
+    if tuple(weights) != (1, 1):
+        return MAX_M
+    if n <= NARROW_N or (n <= MAX_N and k_hi is not None and k_hi <= WIDE_K):
+        return 1 << 30
+    return MAX_M
 
 
 def default_requests(n: int, k: tuple, weights: tuple = (1, 1)) -> tuple[int, int]:
@@ -95,7 +101,7 @@ def default_requests(n: int, k: tuple, weights: tuple = (1, 1)) -> tuple[int, in
     The CLI pairs it with ``m_alternate = DEFAULT_M_NARROW``: every other restart searches
     the former range only, so optima at small m come as fast as before."""
     cap = sum(math.comb(n, s) for s in range(k[0], k[1] + 1)) if 1 <= k[0] <= k[1] <= n else 0
-    return min(3, max(cap, 1)), max(1, min(max_requests(n, weights), cap))
+    return min(3, max(cap, 1)), max(1, min(max_requests(n, weights, k[1]), cap))
 
 
 @dataclass(frozen=True)
@@ -153,9 +159,10 @@ class AnnealConfig:
             raise InstanceError(f"--chunks must be between 2 and {MAX_N} (OPT_glob is O(2^n) per step), got {n}")
         if self.m_alternate is not None and self.m_alternate < mlo:
             raise InstanceError(f"the narrow request count bound {self.m_alternate} is below the range {mlo}-{mhi}")
-        if mhi > max_requests(n, self.weights):
+        if mhi > max_requests(n, self.weights, self.k[1]):
             raise InstanceError(f"at most {MAX_M} requests (OPT_free is O(3^m) per step; unlimited for "
-                                f"unit weights on <= 7 chunks), got {mhi}")
+                                f"unit weights on <= 7 chunks, or on <= 10 chunks with requests of "
+                                f"<= 5 chunks), got {mhi}")
         if not 1 <= mlo <= mhi:
             raise InstanceError(f"request count range {mlo}-{mhi} is empty")
         if not 1 <= wlo <= whi or whi > 10**6:

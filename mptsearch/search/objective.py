@@ -58,7 +58,7 @@ def objective(req, m, n, weights, objective_code, check, ws, heuristic=0, window
     when ``check`` and the agglomerative savings fall below half the optimum (Theorem 6
     says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3 k) for the others (OPT_free by
     the prefix-set search instead of the O(3^m) DP where that is faster: unit weights on <= 7
-    chunks, past its crossover)."""
+    chunks, or on 8-10 chunks with requests of <= 5 chunks, past its crossover)."""
     sav = free_savings_fastest(req, m, weights, ws)
     viol = 0
     agg = np.int64(-1)

@@ -18,7 +18,7 @@ method                    computes   how                                        
 ``cpsat-glob``            OPT_glob   CP-SAT on precedence booleans and history counts   order
 ``sat-free``              OPT_free   SAT descent on the trie CNF, UNSAT proof checked   layout
 ``sat-glob``              OPT_glob   the same with a global order                       order
-``prefix-sets``           OPT_free   unit weights, <= 7 chunks: least accessible family  layout
+``prefix-sets``           OPT_free   unit weights, <= 10 chunks: least accessible family layout
                                      of chunk sets (:mod:`mptsearch.exact.prefix_sets`)
 ``cpsat-orders``          OPT_free   CP-SAT: one order per request, a node per prefix,  layout
                                      level set-cover cuts (:mod:`mptsearch.encodings.orders_cpsat`)
@@ -65,7 +65,7 @@ DEFAULT_LIMITS = {
     "cpsat-glob": {"max_n": 12, "max_pairs": 20_000},
     "sat-free": {"max_m": 40, "max_k": 8, "time_limit": 60.0, "max_proof_lines": 100_000},
     "sat-glob": {"max_m": 40, "max_n": 16, "time_limit": 60.0, "max_proof_lines": 100_000},
-    "prefix-sets": {"max_n": 7},
+    "prefix-sets": {"max_n": 10},
     "cpsat-orders": {"max_orders": 5_000},
     "closure-mip": {"max_sets": 50_000},
 }

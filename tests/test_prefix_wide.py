@@ -1,0 +1,123 @@
+"""The prefix-set search on 8-10 chunks (multi-word level bitsets) against the Theorem 1 DP,
+the naive twins, the 64-bit search of 7 chunks and values proved elsewhere (S(c, k))."""
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mptsearch.exact.free import opt_free
+from mptsearch.exact.prefix_sets import (_opt_free_wide, level_bound, opt_free_prefix_sets,
+                                         prefix_sets_apply)
+from mptsearch.families import leave_one_out, min_external_path_length, sunflowers
+from mptsearch.instance import InstanceError, from_lists
+
+from .naive import naive_opt_free
+from .test_prefix_sets import check_result
+
+
+_check = check_result  # (result, instance, expected value)
+
+
+def _random(n, k, m, seed):
+    rng = random.Random(seed)
+    return from_lists([list(c) for c in rng.sample(list(itertools.combinations(range(n), k)), m)])
+
+
+@st.composite
+def wide_families(draw, max_m=11):
+    n = draw(st.integers(8, 10))
+    if draw(st.booleans()):
+        k = draw(st.integers(2, 5))
+        req = st.sets(st.integers(0, n - 1), min_size=k, max_size=k).map(frozenset)
+    else:
+        req = st.frozensets(st.integers(0, n - 1), min_size=1, max_size=6)
+    reqs = draw(st.lists(req, min_size=1, max_size=max_m, unique=True))
+    return from_lists([sorted(r) for r in reqs])
+
+
+@settings(max_examples=40, deadline=None)
+@given(wide_families())
+def test_equals_the_subset_dp_on_8_to_10_chunks(inst):
+    v = opt_free(inst).value
+    if inst.n >= 8:
+        _check(opt_free_prefix_sets(inst), inst, v)
+    _check(_opt_free_wide(inst), inst, v)  # the multi-word kernels on any universe
+    if len({len(q) for q in inst.requests}) == 1:
+        assert level_bound(inst) <= v
+
+
+@settings(max_examples=8, deadline=None)
+@given(wide_families(max_m=6))
+def test_equals_the_naive_recurrence(inst):
+    reqs = [sorted(q) for q in inst.requests]
+    _check(_opt_free_wide(inst), inst, naive_opt_free(reqs, {x: 1 for x in range(inst.n)}))
+
+
+@pytest.mark.parametrize("n,k,m", [(8, 4, 16), (8, 3, 18), (9, 4, 14), (9, 5, 12), (10, 4, 12)])
+def test_dense_uniform_against_the_dp(n, k, m):
+    for seed in range(2):
+        inst = _random(n, k, m, seed)
+        _check(opt_free_prefix_sets(inst), inst, opt_free(inst).value)
+
+
+@pytest.mark.parametrize("k,m", [(3, 35), (4, 35), (4, 25), (3, 20)])
+def test_wide_kernels_equal_the_64_bit_search_on_7_chunks(k, m):
+    """Past the DP's reach on 7 chunks the two kernels (one word, four words, the second with
+    one table of cost_j(U) for the whole search) are compared with each other."""
+    for seed in range(2):
+        inst = _random(7, k, m, seed)
+        _check(_opt_free_wide(inst), inst, opt_free_prefix_sets(inst).value)
+
+
+def test_proved_values_on_8_to_10_chunks():
+    """S(c, k) = c^2 (k-1) (docs/theta_k.md, Lemma 5', proved) and L_8 (the external path
+    length, proved in mptsearch.families): one off and the test fails."""
+    for c, k in ((3, 4), (4, 3), (2, 5), (5, 3), (2, 6)):
+        inst = sunflowers(c, k)
+        assert 8 <= inst.n <= 10
+        _check(opt_free_prefix_sets(inst), inst, c * c * (k - 1))
+    _check(opt_free_prefix_sets(leave_one_out(8)), leave_one_out(8), min_external_path_length(8))
+
+
+@pytest.mark.slow
+def test_every_4_set_of_8_chunks():
+    """All 70 requests: OPT_free = 102 = the level bound 70 + 20 + 7 + 5 (20 = T(8,4,3), the
+    least number of 3-sets such that every 4-set contains one, Turan's (4,3) number; 7 and 5
+    the same for 2-sets and chunks)."""
+    inst = from_lists([list(c) for c in itertools.combinations(range(8), 4)])
+    assert level_bound(inst) == 102
+    r = opt_free_prefix_sets(inst)
+    _check(r, inst, 102)
+    assert {j: len(v) for j, v in r.levels.items()} == {1: 5, 2: 7, 3: 20, 4: 70}
+
+
+def test_applies_where_measured_and_refuses_past_10_chunks():
+    assert prefix_sets_apply(_random(8, 4, 17, 0)) and not prefix_sets_apply(_random(8, 4, 16, 0))
+    assert not prefix_sets_apply(_random(9, 6, 30, 0))  # request size past the measured 5
+    assert not prefix_sets_apply(from_lists([sorted(q) for q in _random(8, 4, 20, 0).requests],
+                                            {x: 1 + (x == 0) for x in range(8)}))
+    with pytest.raises(InstanceError, match="at most 10 chunks"):
+        opt_free_prefix_sets(from_lists([list(range(11))]))
+
+
+def test_fastest_savings_kernel_takes_the_wide_path():
+    """free_savings_fastest on 8-9 chunks: the DP up to m = 16, the wide search from 17 (a
+    workspace with 2^14-entry tables could not run the DP there), the DP for weights."""
+    from mptsearch._kernels.free import free_savings_fastest
+    from mptsearch._kernels.workspace import workspace
+
+    for n, k, m, weights in ((8, 4, 12, None), (8, 4, 12, [1, 2] * 4), (8, 4, 20, None), (9, 5, 17, None),
+                             (8, 4, 40, None)):
+        inst = _random(n, k, m, 3)
+        if weights:
+            inst = from_lists([sorted(q) for q in inst.requests], dict(enumerate(weights)))
+        ws = workspace(n, m, np.int64, table_m=min(m, 14))
+        req = np.array(inst.request_masks(), dtype=np.uint64)
+        sav = free_savings_fastest(req, m, inst.weights.astype(np.int64), ws)
+        expected = opt_free_prefix_sets(inst).value if m > 14 else opt_free(inst).value
+        assert inst.total_weight() - sav == expected
+    assert opt_free(_random(8, 4, 17, 3)).value == _opt_free_wide(_random(8, 4, 17, 3)).value
