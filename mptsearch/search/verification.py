@@ -15,8 +15,15 @@ VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free", "prefix-sets", 
                   "glob": ("dp-glob", "cpsat-glob", "sat-glob")}
 
 
-def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
+def verification(inst, claims: dict, *, time_limit: float = 30.0, methods: dict | None = None,
+                 limits: dict | None = None) -> dict:
     """Two-method verification of the claimed values (``{"free": V, "glob": W}``).
+
+    ``methods`` replaces :data:`VERIFY_METHODS` per quantity (``{"glob": ("dp-glob",
+    "brute-orders")}``) and ``limits`` overrides the size limits of
+    :data:`mptsearch.verify.verify.DEFAULT_LIMITS` per method (``{"brute-orders": {"max_n": 9}}``:
+    every global order of 9 chunks, where the CP-SAT and SAT methods stop short on dense
+    families); the two-method rule is the same.
 
     Returns ``{"certified": bool, "verdict": ..., "quantities": {q: {"value", "proved",
     "methods": {name: value or why it did not run}, "families"}}}``; ``certified`` is True only
@@ -24,8 +31,9 @@ def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
     """
     from ..verify.verify import verify
 
-    methods = [m for q in claims for m in VERIFY_METHODS[q]]
-    rep = verify(inst, claims, methods=methods, time_limit=time_limit, keep_witnesses=False)
+    chosen = {**VERIFY_METHODS, **(methods or {})}
+    names = [m for q in claims for m in chosen[q]]
+    rep = verify(inst, claims, methods=names, limits=limits, time_limit=time_limit, keep_witnesses=False)
     out = {}
     for q in claims:
         qt = rep.quantities[q]
