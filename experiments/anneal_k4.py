@@ -107,6 +107,25 @@ def run_shard(shard, out: Path, *, command: str) -> dict:
     return row
 
 
+def run_shards(out: Path, shards, *, part=(1, 1), only=None, command: str = COMMAND) -> list[str]:
+    """Run the shards of ``part`` (i, N: index = i-1 mod N) not stored yet in ``out/shards``
+    (and in ``only`` if given); returns the names run. A rerun after an interruption runs
+    only what is missing."""
+    i, N = part
+    done = {p.stem for p in (out / "shards").glob("*.json")}
+    ran = []
+    for j, shard in enumerate(shards):
+        name = shard_name(*shard)
+        if j % N != i - 1 or name in done or (only and name not in only):
+            continue
+        row = run_shard(shard, out, command=command)
+        ran.append(name)
+        b = row["best"]
+        print(f"{name}: {b['fraction']} = {b['value']:.4f} m={b['m']} `{b['canonical']}` certified={b['certified']} "
+              f"[{row['evaluations']:,} evaluations, {row['cpu_seconds']:.0f} CPU s]", flush=True)
+    return ran
+
+
 def rates(out: Path, table=RATES) -> dict:
     """Evaluations per CPU second of the step kernel at fixed m (one restart, seed 1)."""
     from mptsearch.search.anneal import AnnealConfig
@@ -255,16 +274,9 @@ def main(argv=None):
         with run.timed("rates"):
             rates(run.dir)
     if "shards" in a.phases:
-        done = {p.stem for p in (run.dir / "shards").glob("*.json")}
-        for j, shard in enumerate(SHARDS):
-            name = shard_name(*shard)
-            if j % N != i - 1 or name in done or (a.only and name not in a.only.split(",")):
-                continue
-            with run.timed(name):
-                row = run_shard(shard, run.dir, command=command)
-            b = row["best"]
-            print(f"{name}: {b['fraction']} = {b['value']:.4f} m={b['m']} `{b['canonical']}` certified={b['certified']} "
-                  f"[{row['evaluations']:,} evaluations, {row['cpu_seconds']:.0f} CPU s]", flush=True)
+        only = set(a.only.split(",")) if a.only else None
+        with run.timed(f"shards part {a.part}"):
+            run_shards(run.dir, SHARDS, part=(i, N), only=only, command=command)
     if "summary" in a.phases:
         data = finish(run.dir, run=run)
         for c in data["claims"]:

@@ -52,7 +52,9 @@ def test_tiny_campaign_past_16_certifies_and_resumes(tmp_path):
     """m = 17-18 on 8 chunks: the step kernel's OPT_free is the prefix-set search there, and the
     certificate recomputes the find with the public solvers (it raises on a mismatch)."""
     shard = (8, 17, 18, 1, 1, 30)
-    row = ak.run_shard(shard, tmp_path, command="test")
+    assert ak.run_shards(tmp_path, [shard], command="test") == [ak.shard_name(*shard)]
+    assert ak.run_shards(tmp_path, [shard], command="test") == []      # stored: a rerun skips it
+    (row,) = ak.load_shards(tmp_path)
     assert row["best"]["certified"] is True and row["best"]["m"] in (17, 18)
     q = row["best"]["verification"]["quantities"]
     assert q["glob"]["methods"]["brute-orders"] == q["glob"]["methods"]["dp-glob"] == row["best"]["opt_glob"]
