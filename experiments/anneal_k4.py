@@ -43,15 +43,17 @@ K = 4
 #: The reference per universe size: (ratio, what it is).
 REFERENCE = {8: (Fraction(3, 2), "3/2, the exhaustive maximum on 7 chunks (embeds in 8)"),
              9: (Fraction(46, 27), "46/27, S(3, 4) (docs/theta_k.md)")}
-#: (n, m_lo, m_hi, seed, restarts, steps per restart). Bands: m <= 16 (the subset DP) and
-#: m >= 17 (the prefix-set search; 8 chunks stop at 24, where a step already takes ~3 ms
-#: and m = 30 ~60 ms: rates.json).
+#: (n, m_lo, m_hi, seed, restarts, steps per restart[, start]). Bands: m <= 16 (the subset
+#: DP) and m >= 17 (the prefix-set search: a step costs 1-20 ms at m = 17-24 and 50-150 ms at
+#: m = 30, rates.json, so the bands past 16 are short). A shard with a start family (compact
+#: notation) begins every restart there instead of at a random family.
 SHARDS = [(8, 3, 16, 1, 4, 25_000), (8, 3, 16, 2, 4, 25_000),
           (8, 17, 24, 1, 2, 5_000), (8, 17, 24, 2, 2, 5_000),
           (9, 3, 16, 1, 4, 25_000), (9, 3, 16, 2, 4, 25_000),
-          (9, 17, 30, 1, 2, 5_000), (9, 17, 30, 2, 2, 5_000),
-          # added after the first eight: the m <= 16 band costs ~5 CPU s per 100,000 steps
-          (8, 3, 16, 3, 20, 50_000), (9, 3, 16, 3, 20, 50_000), (9, 17, 20, 3, 4, 5_000)]
+          (8, 3, 16, 3, 20, 50_000), (9, 3, 16, 3, 8, 25_000),
+          (9, 17, 20, 1, 2, 1_000), (9, 17, 20, 2, 2, 1_000),
+          # from the best 9-chunk find at m <= 16 (41/25 at m = 16, shards n9-m3-16-s1/s2) upwards
+          (9, 16, 20, 4, 2, 1_000, "0234 0235 1245 1345 0236 1456 0237 1457 0238 1458 0678 1678 2678 3678 4678 5678")]
 #: Fixed-m rate probe: n -> [(m, steps)].
 RATES = {8: [(8, 400), (12, 400), (16, 300), (17, 300), (20, 200), (24, 100), (30, 40)],
          9: [(8, 400), (12, 400), (16, 300), (17, 300), (18, 200), (20, 200), (24, 100), (30, 60)]}
@@ -62,8 +64,37 @@ LIMITS = {"brute-orders": {"max_n": 9}}
 COMMAND = "python -m experiments.anneal_k4"
 
 
-def shard_name(n, lo, hi, seed, restarts, steps) -> str:
-    return f"n{n}-m{lo}-{hi}-s{seed}-r{restarts}x{steps}"
+def shard_name(n, lo, hi, seed, restarts, steps, start=None) -> str:
+    name = f"n{n}-m{lo}-{hi}-s{seed}-r{restarts}x{steps}"
+    if start is not None:
+        import hashlib
+        name += "-from" + hashlib.sha256(start.encode()).hexdigest()[:8]
+    return name
+
+
+def seeded_anneal(cfg, start: str, *, seed: int, restarts: int):
+    """``restarts`` restarts of ``cfg`` (one piece each, in this process), each starting at the
+    family ``start`` (compact notation, chunks 0..n-1) instead of a random one. Returns
+    (best instance, num, den, evaluations, steps, best restart index)."""
+    import numpy as np
+
+    from mptsearch.instance import from_compact
+    from mptsearch.search.anneal import new_restart, restart_instance, run_restart
+
+    masks = from_compact(start).request_masks()
+    best = None
+    evaluations = steps = 0
+    for r in range(restarts):
+        st = new_restart(cfg, seed, r)
+        st.req[:] = 0
+        st.req[:len(masks)] = np.array(masks, dtype=np.uint64)
+        st.counters[0]["m"] = len(masks)
+        run_restart(cfg, st, cfg.restart_steps)
+        evaluations, steps = evaluations + st.evaluations, steps + st.step
+        if best is None or st.best_num * best.best_den > best.best_num * st.best_den:
+            best = st
+    inst = restart_instance(cfg, best.best_req, best.best_m, best.best_wts)
+    return inst, best.best_num, best.best_den, evaluations, steps, best.index
 
 
 def warm_up(cfg) -> None:
@@ -83,22 +114,30 @@ def run_shard(shard, out: Path, *, command: str) -> dict:
     from mptsearch.search.certificate import certify
     from mptsearch.search.parallel import anneal
 
-    n, lo, hi, seed, restarts, steps = shard
+    n, lo, hi, seed, restarts, steps = shard[:6]
+    start = shard[6] if len(shard) > 6 else None
     cfg = AnnealConfig(n=n, k=(K, K), m=(lo, hi), restart_steps=steps).validate()
     env = environment()
     warm_up(cfg)
     t, c = time.perf_counter(), time.process_time()
-    run = anneal(cfg, seed=seed, steps=restarts * steps, time_limit=None, jobs=1)
+    if start is None:
+        run = anneal(cfg, seed=seed, steps=restarts * steps, time_limit=None, jobs=1)
+        inst, num, den, evaluations, nsteps, best_restart = (run.instance, run.num, run.den, run.evaluations,
+                                                              run.steps, run.restart)
+        history = [[round(s, 2), v] for s, v in run.history]
+    else:
+        inst, num, den, evaluations, nsteps, best_restart = seeded_anneal(cfg, start, seed=seed, restarts=restarts)
+        history = []
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     t, c = time.perf_counter(), time.process_time()
-    cert = certify(run.instance, "ratio", run.num, run.den, methods=METHODS, limits=LIMITS)
+    cert = certify(inst, "ratio", num, den, methods=METHODS, limits=LIMITS)
     row = {"shard": shard_name(*shard), "n": n, "k": K, "m_range": [lo, hi], "seed": seed, "restarts": restarts,
-           "restart_steps": steps, "t_start": cfg.t_start, "t_end": cfg.t_end, "environment": env,
-           "command": command, "evaluations": run.evaluations, "steps": run.steps,
+           "restart_steps": steps, "start": start, "t_start": cfg.t_start, "t_end": cfg.t_end, "environment": env,
+           "command": command, "evaluations": evaluations, "steps": nsteps,
            "seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
-           "evaluations_per_cpu_second": round(run.evaluations / max(cpu, 1e-9), 1),
+           "evaluations_per_cpu_second": round(evaluations / max(cpu, 1e-9), 1),
            "certify_seconds": round(time.perf_counter() - t, 2), "certify_cpu_seconds": round(time.process_time() - c, 2),
-           "history": [[round(s, 2), v] for s, v in run.history], "best_restart": run.restart, "best": cert}
+           "history": history, "best_restart": best_restart, "best": cert}
     path = out / "shards" / f"{row['shard']}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
