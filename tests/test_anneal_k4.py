@@ -110,3 +110,16 @@ def test_nine_chunk_best_is_s34_less_two_requests():
     for i in range(len(reqs)):
         less_one = from_lists(reqs[:i] + reqs[i + 1:])
         assert Fraction(opt_glob(less_one).value, opt_free_auto(less_one).value) == Fraction(21, 13) < Fraction(41, 25)
+
+
+@pytest.mark.slow  # ~5 CPU s: the certificate tries every global order of 8 chunks
+def test_seeded_shard_starts_at_its_family(tmp_path):
+    """A shard with a start family begins every restart there: 20 steps from the 3/2 record
+    keep (at least) 3/2, which random starts do not reach in 20 steps."""
+    record = "0123 1234 1235 1236 0456 1456 2456 3456"
+    shard = (8, 8, 9, 1, 2, 10, record)
+    (name,) = ak.run_shards(tmp_path, [shard], command="test")
+    assert name.startswith("n8-m8-9-s1-r2x10-from")
+    (row,) = ak.load_shards(tmp_path)
+    assert row["start"] == record and Fraction(row["best"]["fraction"]) >= Fraction(3, 2)
+    assert row["best"]["certified"] is True and row["steps"] == 20
