@@ -16,8 +16,9 @@ import time
 # table, exhaustive enumeration), the serving side (C10-C12), open problem 1 and the certificates
 # are longer and run on their own: python -m experiments.anneal_table,
 # python experiments/enumerate_classes.py run, python -m experiments.serving, python -m experiments.theta_k,
-# python -m experiments.certificates; C5 at m = 100..1000 (python -m experiments.rag_scale, about 25 minutes
-# wall on a shared machine) and the cost-ratio searches past m = 16 (python -m experiments.hard_instances_large).
+# python -m experiments.certificates, python -m experiments.anneal_k4 (4-uniform on 8 and 9 chunks); C5 at
+# m = 100..1000 (python -m experiments.rag_scale, about 25 minutes wall on a shared machine) and the
+# cost-ratio searches past m = 16 (python -m experiments.hard_instances_large).
 EXPERIMENTS = ["minimal_gaps", "leave_one_out", "half_approx", "rag_shaped", "mst_slack", "c1p_bound",
                "dp_speed", "verify_campaigns", "ratios"]
 

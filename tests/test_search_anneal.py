@@ -82,6 +82,19 @@ def test_certificate_of_k4_3():
         certify(k4_3(), "ratio", 10, 8)
 
 
+def test_certificate_methods_and_limits_pass_through():
+    """certify's methods/limits reach the verification: OPT_glob by dp-glob and every order is
+    two families; with brute-orders limited below n it is one, and the find is not certified."""
+    glob = {"glob": ("dp-glob", "brute-orders")}
+    cert = certify(k4_3(), "ratio", 9, 8, methods=glob)
+    q = cert["verification"]["quantities"]["glob"]
+    assert set(q["methods"]) == {"dp-glob", "brute-orders"} and q["methods"]["brute-orders"] == 9
+    assert cert["certified"] is True
+    cert = certify(k4_3(), "ratio", 9, 8, methods=glob, limits={"brute-orders": {"max_n": 3}})
+    assert isinstance(cert["verification"]["quantities"]["glob"]["methods"]["brute-orders"], str)
+    assert cert["certified"] is False
+
+
 @pytest.mark.slow  # the SAT proofs of the m=8 record take a minute
 def test_certificate_of_paper_record():
     cert = certify(ratio_record(), "ratio", 21, 14)

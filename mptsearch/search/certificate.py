@@ -28,7 +28,8 @@ from .verification import VERIFY_METHODS, CertificateError, verification
 __all__ = ["CertificateError", "certify", "run_record", "verification", "VERIFY_METHODS"]
 
 
-def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greedy", window: int = 1) -> dict:
+def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greedy", window: int = 1,
+            methods: dict | None = None, limits: dict | None = None) -> dict:
     """Recompute a find with the public solvers, check its certificate, return it as a dict.
 
     Parameters
@@ -43,6 +44,9 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
         savings, heuristic cost/OPT_free or online cost/OPT_free).
     heuristic, window : str, int
         The cost-ratio heuristic and the online window.
+    methods, limits : dict, optional
+        ratio and shortfall: the verification's methods per quantity and size-limit
+        overrides (:func:`~mptsearch.search.verification.verification`); default its own.
 
     Raises
     ------
@@ -80,7 +84,8 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
                    fraction=str(Fraction(glob.value, free.value)), opt_free=free.value,
                    opt_glob=glob.value, free_layout=canon.label_orders(free.layout),
                    free_hierarchy=free.hierarchy.nested(), glob_order=[canon.labels[x] for x in glob.order])
-        out["verification"] = v = verification(canon, {"free": free.value, "glob": glob.value})
+        out["verification"] = v = verification(canon, {"free": free.value, "glob": glob.value},
+                                                   methods=methods, limits=limits)
         if v["verdict"] == "failed":
             raise CertificateError("independent methods contradict the DPs: " + "; ".join(v["problems"]))
         out["certified"] = v["certified"]
@@ -101,7 +106,7 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
                free_layout=inst.label_orders(free.layout), free_hierarchy=free.hierarchy.nested(),
                agglomerative_hierarchy=agg.hierarchy.nested(),
                canonical_agglomerative_savings=canon_agg)
-    out["verification"] = v = verification(inst, {"free": free.value})
+    out["verification"] = v = verification(inst, {"free": free.value}, methods=methods, limits=limits)
     if v["verdict"] == "failed":
         raise CertificateError("independent methods contradict the DP: " + "; ".join(v["problems"]))
     out["certified"] = v["certified"]

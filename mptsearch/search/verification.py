@@ -18,9 +18,16 @@ VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free", "prefix-sets", 
                   "glob": ("dp-glob", "cpsat-glob", "sat-glob")}
 
 
-def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
+def verification(inst, claims: dict, *, time_limit: float = 30.0, methods: dict | None = None,
+                 limits: dict | None = None) -> dict:
     """Two-method verification of the claimed values (``{"free": V, "glob": W}``) by the
     methods of :data:`VERIFY_METHODS` that apply at the instance's size.
+
+    ``methods`` replaces :data:`VERIFY_METHODS` per quantity (``{"glob": ("dp-glob",
+    "brute-orders")}``) and ``limits`` overrides the size limits of
+    :data:`mptsearch.verify.verify.DEFAULT_LIMITS` per method (``{"brute-orders": {"max_n": 9}}``:
+    every global order of 9 chunks, where the CP-SAT and SAT methods stop short on dense
+    families); the two-method rule is the same.
 
     Returns ``{"certified": bool, "verdict": ..., "quantities": {q: {"value", "proved",
     "methods": {name: value or why it did not run}, "families"}}}``; ``certified`` is True only
@@ -28,8 +35,12 @@ def verification(inst, claims: dict, *, time_limit: float = 30.0) -> dict:
     """
     from ..verify.verify import DEFAULT_LIMITS, METHODS, verify
 
-    methods = [m for q in claims for m in VERIFY_METHODS[q] if not METHODS[m][2](inst, DEFAULT_LIMITS[m])]
-    rep = verify(inst, claims, methods=methods, time_limit=time_limit, keep_witnesses=False)
+    chosen = {**VERIFY_METHODS, **(methods or {})}
+    lim = {**DEFAULT_LIMITS, **{m: {**DEFAULT_LIMITS.get(m, {}), **v} for m, v in (limits or {}).items()}}
+    # the default methods run only where they apply at this size (forcing trie-search past its
+    # limit did not finish in 10 minutes); methods the caller names run and say why they stop
+    names = [m for q in claims for m in chosen[q] if q in (methods or {}) or not METHODS[m][2](inst, lim[m])]
+    rep = verify(inst, claims, methods=names, limits=limits, time_limit=time_limit, keep_witnesses=False)
     out = {}
     for q in claims:
         qt = rep.quantities[q]
