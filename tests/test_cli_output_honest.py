@@ -59,7 +59,7 @@ def test_the_last_round_fits_the_time_left(dt, left):
 
     piece = 200
     rate = piece / dt
-    nxt = _next_piece(piece, dt, 1.0, left)
+    nxt = _next_piece(piece, piece, dt, 1.0, left)
     assert nxt >= 1 and (nxt == 1 or nxt / rate <= left + 1e-9), (nxt, nxt / rate)
 
 

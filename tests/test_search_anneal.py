@@ -53,6 +53,24 @@ def test_pieces_equal_one_go():
         assert np.array_equal(x, y)
 
 
+def test_a_deadline_cuts_a_piece_and_the_trajectory_resumes():
+    """anneal -t 30 ran 287 s on 8 chunks: a piece sized at m = 10 walked into dense m = 60.
+    The step loop now stops at its deadline (a time.time() value) between steps, and the cut
+    piece resumes on the same trajectory."""
+    import time
+
+    cfg = AnnealConfig(n=7, k=(3, 4), m=(3, 9), weights=(1, 3), restart_steps=6000)
+    a = run_restart(cfg, new_restart(cfg, 5, 3), 6000)
+    b = new_restart(cfg, 5, 3)
+    run_restart(cfg, b, 2000)
+    at = int(b.counters[0]["step"])
+    run_restart(cfg, b, 4000, deadline=time.time() - 1.0)  # already past: not one step more
+    assert int(b.counters[0]["step"]) == at == 2000
+    run_restart(cfg, b, 4000, deadline=time.time() + 3600.0)  # far off: the whole piece
+    for x, y in zip((a.req, a.best_req, a.wts, a.counters, a.rng), (b.req, b.best_req, b.wts, b.counters, b.rng)):
+        assert np.array_equal(x, y)
+
+
 def test_same_best_whatever_jobs():
     cfg = AnnealConfig(n=7, k=(4, 4), m=(3, 8), restart_steps=4000)
     runs = [anneal(cfg, seed=11, steps=20_000, time_limit=None, jobs=j, piece_seconds=0.05) for j in (1, 2)]

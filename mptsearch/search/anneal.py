@@ -285,17 +285,19 @@ def make_workspace(config: AnnealConfig) -> Workspace:
 
 
 def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,
-                workspace: Workspace | None = None) -> RestartState:
-    """Advance ``state`` by up to ``nsteps`` steps (in place; returned for use in workers).
+                workspace: Workspace | None = None, deadline: float = math.inf) -> RestartState:
+    """Advance ``state`` by up to ``nsteps`` steps (in place; returned for use in workers),
+    stopping early once ``time.time()`` passes ``deadline`` (the same trajectory either way:
+    the next call resumes it).
 
-    Runs ``nsteps`` steps of move + OPT_free + OPT_glob (or agglomerative) + Metropolis in
+    Runs the steps of move + OPT_free + OPT_glob (or agglomerative) + Metropolis in
     one compiled call: O(nsteps (3^m + 2^n (n + m))) time.
     """
     from .steps import anneal_steps
 
     ws = workspace if workspace is not None else make_workspace(config)
     anneal_steps(config.params(state.index), state.req, state.wts, state.best_req, state.best_wts,
-                 state.counters, state.rng, state.viol_req, state.viol_wts, ws, int(nsteps))
+                 state.counters, state.rng, state.viol_req, state.viol_wts, ws, int(nsteps), float(deadline))
     return state
 
 

@@ -24,6 +24,7 @@ from .anneal import AnnealConfig, RestartState, new_restart, restart_instance, r
 __all__ = ["AnnealRun", "anneal"]
 
 MAX_VIOLATION_INSTANCES = 10  # distinct violating instances kept for the record
+ROUND_SECONDS_MAX = 4.0  # a round's deadline, in units of piece_seconds
 
 
 @dataclass
@@ -55,8 +56,8 @@ class AnnealRun:
         return math.inf if self.den == 0 else self.num / self.den
 
 
-def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int) -> RestartState:
-    return run_restart(config, state, nsteps)
+def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int, deadline: float = math.inf) -> RestartState:
+    return run_restart(config, state, nsteps, deadline=deadline)
 
 
 def _better(a: RestartState, b: RestartState | None) -> bool:
@@ -132,10 +133,10 @@ class _Rounds:
         return run
 
 
-def _next_piece(piece: int, dt: float, piece_seconds: float, left: float | None) -> int:
-    """Steps per restart in the next round, so that a round takes about piece_seconds (and
-    fits the time left)."""
-    rate = piece / max(dt, 1e-3)  # steps per second of one restart in the last round
+def _next_piece(piece: int, done: int, dt: float, piece_seconds: float, left: float | None) -> int:
+    """Steps per restart in the next round (the last asked for ``piece`` and ran ``done`` in
+    ``dt`` seconds), so that a round takes about piece_seconds (and fits the time left)."""
+    rate = done / max(dt, 1e-3)  # steps per second of one restart in the last round
     nxt = int(min(max(rate * piece_seconds, 200), piece * 4, 10**7))
     if left is not None:
         # what fits in the time left at that rate, down to one step: a floor of 200 steps (a
@@ -177,18 +178,28 @@ def _loop(rounds: _Rounds, par, local: bool, time_limit: float | None, piece_sec
             rounds.run.stopped = "time limit"
             return
         t = time.perf_counter()
+        # a round ends after its piece of steps or at its deadline, whichever comes first: a
+        # piece sized from the last round's rate can be far too long once a restart walks into
+        # slow steps (dense families, large m), and the time limit and Ctrl-C are seen only
+        # between rounds
+        budget = ROUND_SECONDS_MAX * piece_seconds
+        if time_limit is not None:
+            budget = min(budget, max(0.0, time_limit - (t - rounds.start)))
+        deadline = time.time() + budget
+        before = {st.index: st.step for st in rounds.active}
         if local:
-            states = [_run_piece(rounds.config, st, piece) for st in rounds.active]
+            states = [_run_piece(rounds.config, st, piece, deadline) for st in rounds.active]
         else:
-            states = par(joblib.delayed(_run_piece)(rounds.config, st, piece) for st in rounds.active)
+            states = par(joblib.delayed(_run_piece)(rounds.config, st, piece, deadline) for st in rounds.active)
         dt = time.perf_counter() - t
+        done = max((st.step - before.get(st.index, 0) for st in states), default=0)
         rounds.absorb(states)
         rounds.refill()
         run = rounds.summarise()
         if progress is not None:
             progress(run)
         left = None if time_limit is None else time_limit - (time.perf_counter() - rounds.start)
-        piece = _next_piece(piece, dt, piece_seconds, left)
+        piece = _next_piece(piece, max(done, 1), dt, piece_seconds, left)
 
 
 def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
