@@ -56,20 +56,27 @@ per level in four 64-bit words) the search is the same, with these additions, ea
   v" values): cost_j(U) depends on U and the requests only, not on the cover above that asked
   for it. The table also keeps an optimal cover Q with each exact value.
 - *a child costs at least its parent plus one*: the nodes of the level-j search add one
-  (j-1)-set s at a time to Q, and cost_{j-1}(Q ∪ {s}) >= cost_{j-1}(Q) + 1 (every cover of
+  (j-1)-set s at a time to Q, s ∉ Q ∪ F_{j-1} (the requests of j-1 chunks are in Q from the
+  start and never added again), and cost_{j-1}(Q ∪ {s}) >= cost_{j-1}(Q) + 1 (every cover of
   Q ∪ {s} covers Q, and |Q ∪ {s}| = |Q| + 1). This is passed down as a floor: the inner
   search stops at the first cover attaining it (exact, as floor <= the value). And when s
   contains a member of an optimal cover Q' of Q (or a (j-2)-chunk request), equality holds
-  with no search: Q' covers Q ∪ {s} too, so cost_{j-1}(Q ∪ {s}) <= |Q| + 1 + cost_{j-2}(Q' ∪
-  F_{j-2}) = cost_{j-1}(Q) + 1.
+  with no search: Q' ∪ F_{j-2} covers Q ∪ {s} too, so cost_{j-1}(Q ∪ {s}) <= |Q| + 1 +
+  cost_{j-2}(Q' ∪ F_{j-2}) = cost_{j-1}(Q) + 1. (The table's Q' leaves the forced sets out;
+  the check takes them with it, as the argument needs.)
 - *two more bounds on the sets still to add* at a node with chosen sets Q and uncovered
   j-sets X (the top level and the levels read back only, where they pay): (a) |Q| plus the
   sets to add is at least cover_{j-1}(F) for the largest request size j (the level bound's
-  term: the final family covers F); (b) the *degree bound*: if the usable (j-1)-sets contain
+  term: the final family covers F; here Q includes F_{j-1}; uniform families only, like the
+  floor below); (b) the *degree bound*: if the usable (j-1)-sets contain
   d_1 >= d_2 >= ... members of X, at least the least t with d_1 + ... + d_t >= |X| are still
   needed (each member of X must lie above one of them). Each raises the packing term of the
   cut above, which stays sound by the same argument (cost_{j-1} grows by at least one per
   set added).
+- *the levels below, at the top* (uniform families only; ``lowrest`` in the kernel): the
+  levels under k-1 hold at least sum_{i < k-1} cover_i(F) sets whatever Q is (each is a term
+  of the level bound), so a top-level node whose |Q| plus that sum already reaches what the
+  incumbent leaves is cut. The top level starts with the whole level bound as its floor.
 
 Measured (docs/exact.md, benchmarks/bench_closure.py --suite dense): random 4-uniform
 families on 8 chunks, every m <= 70, at most 6.7 CPU s (medians under 1 s except at m = 65,
