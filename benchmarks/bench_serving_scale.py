@@ -210,6 +210,7 @@ def whole_command(tree: str, trace: str, out: str) -> dict:
     if p.returncode == 0:
         res = json.loads(stdout)
         rec.update({"read_seconds": res["read_seconds"], "write_seconds": res.get("write_seconds"),
+                    "read_cpu_seconds": res.get("read_cpu_seconds"), "write_cpu_seconds": res.get("write_cpu_seconds"),
                     "method_seconds": res["methods"][0]["seconds"], "seconds": res["seconds"],
                     "prefill": res["methods"][0]["prefill"]})
         with open(out, "rb") as fh:
@@ -259,10 +260,12 @@ def reader_before_after(a, before: str, after: str, mid: str, big: str, out_tmp:
 
 def io_share_table(doc: dict, median) -> str:
     """Medians of the whole 1M command per tree: wall, read, write, method, and the share of
-    reading + writing in the process's wall time and in the command's own total."""
+    reading + writing in the process's wall time and in the command's own total; by CPU, the
+    read and write CPU seconds the command reports (a tree that reports none: "-") against the
+    process's CPU seconds."""
     lines = ["", "1M whole command (medians over repeats; read and write as the command reports them):",
              f"{'tree':<8}{'wall s':>9}{'command s':>11}{'read s':>9}{'write s':>9}{'method s':>10}"
-             f"{'I/O of wall':>13}{'I/O of command':>16}{'load':>12}"]
+             f"{'I/O of wall':>13}{'I/O of command':>16}{'CPU s':>8}{'I/O CPU s':>11}{'I/O of CPU':>12}{'load':>12}"]
     for tree in ("before", "after"):
         rs = [r for r in doc["runs"] if r["task"].endswith("(whole command)") and r["tree"] == tree and "error" not in r]
         if not rs:
@@ -271,9 +274,14 @@ def io_share_table(doc: dict, median) -> str:
         share_w = median([x / r["wall"] for x, r in zip(io, rs)])
         share_c = median([x / r["seconds"] for x, r in zip(io, rs)])
         loads = sorted(r["load_before"] for r in rs)
+        io_cpu = [(r["read_cpu_seconds"] + r["write_cpu_seconds"], r["cpu"]) for r in rs
+                  if r.get("read_cpu_seconds") is not None and r.get("write_cpu_seconds") is not None]
+        cpu_cells = (f"{median([x for x, _ in io_cpu]):>11.2f}{100 * median([x / c for x, c in io_cpu]):>11.1f}%"
+                     if io_cpu else f"{'-':>11}{'-':>12}")
         lines.append(f"{tree:<8}{median([r['wall'] for r in rs]):>9.2f}{median([r['seconds'] for r in rs]):>11.2f}"
                      f"{median([r['read_seconds'] for r in rs]):>9.2f}{median([r['write_seconds'] for r in rs]):>9.2f}"
                      f"{median([r['method_seconds'] for r in rs]):>10.2f}{100 * share_w:>12.1f}%{100 * share_c:>15.1f}%"
+                     f"{median([r['cpu'] for r in rs]):>8.2f}{cpu_cells}"
                      f"{loads[0]:>6}-{loads[-1]}")
     digests = {r.get("digest") for r in doc["runs"] if r["task"].endswith("(whole command)")}
     lines.append("output files: " + ("identical (one SHA-256 over every run of both trees)" if len(digests) == 1

@@ -181,7 +181,7 @@ def test_layout_out_file_matches_the_old_writer_on_a_retrieval_trace(tmp_path, m
     path, out = tmp_path / "t.jsonl", tmp_path / "lay.jsonl"
     ch, tok = retrieval_trace(700, seed=4)
     write_jsonl(str(path), ch, tok)
-    monkeypatch.setattr(fastwrite, "BATCH_LINES", 100)  # several batches
+    monkeypatch.setattr(fastwrite, "BUFFER_BYTES", 64)  # lines longer than the buffer: it grows; several fills
     assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "-o", str(out)]) == 0
     tr = read_sparse(str(path))
     lay, _ = method_orders(tr, "agglomerative")
@@ -270,3 +270,15 @@ def test_online_orders_are_the_streaming_layouters(W, pin):
     tr = sparse_from_lists(ch, tok)
     rows = online_layout([tr.line(j).tolist() for j in range(tr.size)], tr.weights, W, pin)
     assert online_orders(tr.indptr, tr.chunks, tr.weights, W, pin).tolist() == [x for r in rows for x in r]
+
+
+def test_token_counts_encode_as_json_dumps_does():
+    import json
+
+    from mptsearch.serving.fastwrite import _blob, _int_blob
+
+    for vals in ([0, 9, 10, 99, 100, 2**62 + 12345], [7, -3, 12], []):
+        a = np.array(vals, dtype=np.int64)
+        fast, slow = _int_blob(a), _blob(vals)
+        assert bytes(fast[0]) == bytes(slow[0]) == "".join(map(json.dumps, vals)).encode()
+        assert fast[1].tolist() == slow[1].tolist()

@@ -306,7 +306,8 @@ LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
     "duplicate_groups", "lex_order", "sort_rows", "trie_cost_sorted", "overlap_edges", "kruskal_max", "partner_upper")) + tuple(
     f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (
     "mptsearch.serving._online_kernels:online_batch", "mptsearch.serving._greedy_kernels:greedy_orders",
-    "mptsearch.serving.fastwrite:_fill", "mptsearch._kernels.glob:glob_table") + READER_KERNELS
+    "mptsearch.serving.fastwrite:_fill", "mptsearch.serving.fastwrite:_records",
+    "mptsearch.serving.fastwrite:_decimal_blob", "mptsearch._kernels.glob:glob_table") + READER_KERNELS
 SIMULATE_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in ("lex_order", "duplicate_groups", "sort_rows")) \
     + tuple(f"mptsearch.serving._cache_kernels:{f}" for f in ("trie_nodes", "block_units", "serve_all")) + READER_KERNELS
 

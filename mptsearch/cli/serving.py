@@ -84,10 +84,10 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     # a bar on a terminal once the run has taken a few seconds: which step it is in
     step = StepBar(quiet, 1 + len(methods) + (not no_bound) + bool(out), "layout")
     try:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         step("read")
         tr = _read(trace, max_memory, quiet)
-        t_read = time.perf_counter() - t0
+        t_read, c_read = time.perf_counter() - t0, time.process_time() - c0
         s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound,
                            progress=step)
         best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
@@ -96,11 +96,11 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
             from ..serving.layout import serving_rank
 
             step("write")
-            t_write = time.perf_counter()
+            t_write, c_write = time.perf_counter(), time.process_time()
             lay = s.orders[best.method]
             with open_atomic(out, binary=True) as fh:
                 write_layout(fh, tr, lay, serving_rank(lay))
-            t_write = time.perf_counter() - t_write
+            t_write, c_write = time.perf_counter() - t_write, time.process_time() - c_write
     finally:
         step.close()
     total = time.perf_counter() - t0
@@ -111,6 +111,7 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
             doc["blend"] = priced
         doc.update({"out": out, "written": best.method if out else None,
                     "read_seconds": round(t_read, 3), "write_seconds": round(t_write, 3) if out else None,
+                    "read_cpu_seconds": round(c_read, 3), "write_cpu_seconds": round(c_write, 3) if out else None,
                     "seconds": round(total, 3),
                     "kernel_load_seconds": round(t_load, 3)})
         click.echo(json.dumps(doc))

@@ -24,7 +24,8 @@ are taken inside strings as they are: the caller checks that the batch is UTF-8 
 
 Labels get ids in first-seen order, as :func:`.sparse.parse_sparse` numbers them. Per label
 the table row ``lab[x]`` holds (first byte offset or integer value, byte length, hash, token
-count). Expected O(bytes) time; the table keeps fewer than half its slots in use.
+count). Expected O(bytes) time; the table keeps fewer than three quarters of its slots in use
+(:data:`_LOAD`), so 1.1 million labels fit in 2^21 slots of 32 bytes.
 """
 
 from __future__ import annotations
@@ -41,13 +42,21 @@ GROW = 2
 _KEY_OTHER, _KEY_ID, _KEY_CHUNKS, _KEY_TOKENS = 0, 1, 2, 3
 _KIND_NONE, _KIND_STR, _KIND_INT = 0, 1, 2
 _GROUP = 16  # string labels interned together
+_LOAD = 3  # quarters of the table's slots in use before it doubles
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 
 
 def new_table(cap: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
     """An empty label table: (slots, each (id or -1, hash, 16 bytes); label rows)."""
-    return np.full((cap, 4), -1, dtype=np.int64), np.zeros((cap // 2, 3), dtype=np.int64)
+    return np.full((cap, 4), -1, dtype=np.int64), np.zeros((_LOAD * cap // 4 + 1, 3), dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _full(nlab, cap):
+    """Whether a table of ``cap`` slots holding ``nlab`` labels should grow: :data:`_LOAD`
+    quarters in use (it has that many label rows, plus one)."""
+    return 4 * nlab >= _LOAD * cap
 
 
 @njit(cache=True, inline="always")
@@ -247,7 +256,7 @@ def grow(table, lab, nlab):
             while out[i, 0] >= 0:
                 i = (i + 1) & mask
             out[i] = table[k]
-    rows = np.zeros((cap // 2, 3), dtype=np.int64)
+    rows = np.zeros((_LOAD * cap // 4 + 1, 3), dtype=np.int64)
     rows[:nlab] = lab[:nlab]
     return out, rows
 
@@ -373,14 +382,15 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
     line takes at least 20 bytes, an occurrence 4).
 
     Returns (status, position, lines, occurrences, lineno, kind, nlab, longest line). With
-    status :data:`GROW` the table is half full: the caller grows it (:func:`grow`) and calls
+    status :data:`GROW` the table is full (:func:`_full`) or its label rows are: the caller
+    grows it (:func:`grow`) and calls
     again from the position returned (the start of a line; the counts are those before it).
     """
     longest = 0
     pend = np.empty((_GROUP, 6), dtype=np.int64)  # labels waiting: start, end, hash, 2 words, slot
     p = a
     while p < b:
-        if 2 * nlab >= len(table):
+        if _full(nlab, len(table)):
             return GROW, p, nl, no, lineno, kind, nlab, longest
         start = p
         lineno += 1

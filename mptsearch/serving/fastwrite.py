@@ -6,10 +6,11 @@ One line per request, in arrival order::
 
 its chunks in layout order, their token counts, and ``serve``, its rank in the DFS order of the
 layout's trie (the serving order of Theorem 7, paper Section 8). Every label, token count and
-id is encoded once, as ``json.dumps(x, ensure_ascii=False)`` does, into one UTF-8 byte string;
-each batch of lines is then copied together from those bytes by a compiled loop
-(:func:`_fill`) and written with one call. O(output bytes) time, O(batch) memory besides the
-encoded pieces.
+id is encoded once, as ``json.dumps(x, ensure_ascii=False)`` does, into one UTF-8 byte string,
+each label beside its token count (:func:`_records`); a compiled loop (:func:`_fill`) then
+copies lines from those bytes into one buffer of :data:`BUFFER_BYTES`, reused, and each
+fill is written with one call from a view of it (no second copy). O(output bytes) time,
+O(buffer) memory besides the encoded pieces.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from json.encoder import encode_basestring
 import numpy as np
 from .._jit import njit
 
-__all__ = ["write_layout", "encode_all", "BATCH_LINES"]
+__all__ = ["write_layout", "encode_all", "BUFFER_BYTES"]
 
-BATCH_LINES = 65536
+#: the bytes of lines written at once, from one buffer refilled each time (grown for a longer line)
+BUFFER_BYTES = 1 << 22
 _HEAD, _CHUNKS, _SEP, _TOKENS, _SERVE, _END = (np.frombuffer(s, dtype=np.uint8) for s in (
     b'{"id": ', b', "chunks": [', b", ", b'], "tokens": [', b'], "serve": ', b"}\n"))
 
@@ -75,15 +77,22 @@ def _put(out, p, src, s, e):
     return p
 
 
-@njit(cache=True, inline="always")
-def _items(out, p, seq, s, e, blob, off, sep):
-    """The pieces of chunks ``seq[s:e]`` separated by ``sep``."""
-    for q in range(s, e):
-        if q > s:
-            p = _put(out, p, sep, 0, len(sep))
-        x = seq[q]
-        p = _put(out, p, blob, off[x], off[x + 1])
-    return p
+@njit(cache=True)
+def _records(lab, lab_off, tok, tok_off):
+    """Every label's encoding and its token count's side by side in one byte string, and per
+    label one row (start, end of the label, end of the token count, 0): a chunk's two pieces
+    and their offsets in one place, so writing it reads one row, not four scattered offsets."""
+    n = len(lab_off) - 1
+    rec = np.empty(len(lab) + len(tok), dtype=np.uint8)
+    loc = np.zeros((n, 4), dtype=np.int64)
+    p = 0
+    for x in range(n):
+        loc[x, 0] = p
+        p = _put(rec, p, lab, lab_off[x], lab_off[x + 1])
+        loc[x, 1] = p
+        p = _put(rec, p, tok, tok_off[x], tok_off[x + 1])
+        loc[x, 2] = p
+    return rec, loc
 
 
 @njit(cache=True, inline="always")
@@ -105,42 +114,78 @@ def _digits(out, p, v):
 
 
 @njit(cache=True)
-def _fill(a, b, indptr, seq, lab, lab_off, tok, tok_off, ids, id_off, srv, head, chunks, sep, tokens, serve, end):
-    """The bytes of lines a..b-1 (two passes: the size, then the copy); ``srv`` the serving
-    ranks (nonnegative ints, written in decimal)."""
-    size = 0
-    for j in range(a, b):
-        k = indptr[j + 1] - indptr[j]
-        size += len(head) + id_off[j + 1] - id_off[j] + len(chunks) + len(tokens) + len(serve)
-        size += _ndigits(srv[j]) + len(end) + 2 * len(sep) * max(k - 1, 0)
-        for p in range(indptr[j], indptr[j + 1]):
-            x = seq[p]
-            size += lab_off[x + 1] - lab_off[x] + tok_off[x + 1] - tok_off[x]
-    out = np.empty(size, dtype=np.uint8)
+def _decimal_blob(vals):
+    """:func:`_blob` of nonnegative integers: their decimal digits, concatenated, and offsets."""
+    off = np.zeros(len(vals) + 1, dtype=np.int64)
+    for i in range(len(vals)):
+        off[i + 1] = off[i] + _ndigits(vals[i])
+    out = np.empty(off[-1], dtype=np.uint8)
+    for i in range(len(vals)):
+        _digits(out, off[i], vals[i])
+    return out, off
+
+
+def _int_blob(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_blob` of an integer array (compiled when no value is negative)."""
+    if vals.dtype.kind == "i" and (not len(vals) or vals.min() >= 0):
+        return _decimal_blob(vals.astype(np.int64))
+    return _blob(vals.tolist())
+
+
+@njit(cache=True)
+def _fill(out, a, indptr, seq, rec, loc, ids, id_off, srv, head, chunks, sep, tokens, serve, end):
+    """Lines a, a+1, ... into ``out`` while they fit: (the first line not written, bytes
+    written). Each line is measured, then copied, its chunks' rows still in cache; ``srv``
+    the serving ranks (nonnegative ints, written in decimal)."""
+    fixed = len(head) + len(chunks) + len(tokens) + len(serve) + len(end)
     p = 0
-    for j in range(a, b):
+    M = len(indptr) - 1
+    j = a
+    while j < M:
+        s, e = indptr[j], indptr[j + 1]
+        size = fixed + id_off[j + 1] - id_off[j] + _ndigits(srv[j]) + 2 * len(sep) * max(e - s - 1, 0)
+        for q in range(s, e):
+            size += loc[seq[q], 2] - loc[seq[q], 0]
+        if p + size > len(out):
+            break
         p = _put(out, p, head, 0, len(head))
         p = _put(out, p, ids, id_off[j], id_off[j + 1])
         p = _put(out, p, chunks, 0, len(chunks))
-        p = _items(out, p, seq, indptr[j], indptr[j + 1], lab, lab_off, sep)
+        for q in range(s, e):
+            if q > s:
+                p = _put(out, p, sep, 0, len(sep))
+            x = seq[q]
+            p = _put(out, p, rec, loc[x, 0], loc[x, 1])
         p = _put(out, p, tokens, 0, len(tokens))
-        p = _items(out, p, seq, indptr[j], indptr[j + 1], tok, tok_off, sep)
+        for q in range(s, e):
+            if q > s:
+                p = _put(out, p, sep, 0, len(sep))
+            x = seq[q]
+            p = _put(out, p, rec, loc[x, 1], loc[x, 2])
         p = _put(out, p, serve, 0, len(serve))
         p = _digits(out, p, srv[j])
         p = _put(out, p, end, 0, len(end))
-    return out
+        j += 1
+    return j, p
 
 
 def write_layout(fh, tr, lay, rank: np.ndarray) -> None:
     """Write ``lay`` (per-line orders of the :class:`.sparse.SparseTrace` ``tr``) with serving
     ranks ``rank`` to the binary file ``fh``, one line per request (see the module docstring)."""
-    lab, lab_off = _blob(tr.labels)
-    tok, tok_off = _blob(tr.weights.tolist())
+    rec, loc = _records(*_blob(tr.labels), *_int_blob(np.asarray(tr.weights)))
     ids, id_off = _blob(tr.ids)
     srv = np.asarray(rank, dtype=np.int64)
     indptr = np.asarray(lay.indptr, dtype=np.int64)
     seq = np.asarray(lay.seq, dtype=np.int64)
     M = len(indptr) - 1
-    for a in range(0, M, BATCH_LINES):
-        fh.write(_fill(a, min(M, a + BATCH_LINES), indptr, seq, lab, lab_off, tok, tok_off, ids, id_off,
-                       srv, _HEAD, _CHUNKS, _SEP, _TOKENS, _SERVE, _END))
+    out = np.empty(BUFFER_BYTES, dtype=np.uint8)
+    view = memoryview(out)
+    j = 0
+    while j < M:
+        j2, n = _fill(out, j, indptr, seq, rec, loc, ids, id_off, srv, _HEAD, _CHUNKS, _SEP, _TOKENS, _SERVE, _END)
+        if j2 == j:  # a line longer than the buffer
+            out = np.empty(2 * len(out), dtype=np.uint8)
+            view = memoryview(out)
+            continue
+        fh.write(view[:n])
+        j = j2
