@@ -33,10 +33,10 @@ def verification(inst, claims: dict, *, time_limit: float = 30.0, methods: dict 
     "methods": {name: value or why it did not run}, "families"}}}``; ``certified`` is True only
     when every claimed quantity is proved by two independent methods and equals the claim.
     """
-    from ..verify.verify import DEFAULT_LIMITS, METHODS, verify
+    from ..verify.verify import METHODS, merged_limits, verify
 
     chosen = {**VERIFY_METHODS, **(methods or {})}
-    lim = {**DEFAULT_LIMITS, **{m: {**DEFAULT_LIMITS.get(m, {}), **v} for m, v in (limits or {}).items()}}
+    lim = merged_limits(limits)
     # the default methods run only where they apply at this size (forcing trie-search past its
     # limit did not finish in 10 minutes); methods the caller names run and say why they stop
     names = [m for q in claims for m in chosen[q] if q in (methods or {}) or not METHODS[m][2](inst, lim[m])]

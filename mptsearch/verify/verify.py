@@ -48,7 +48,7 @@ from ..trie import order_cost, trie_cost
 from .satproof import SatBudgetExceeded
 from .triesearch import SearchBudgetExceeded
 
-__all__ = ["verify", "VerifyReport", "MethodRow", "ClaimCheck", "METHODS", "FAMILIES", "DEFAULT_LIMITS",
+__all__ = ["verify", "VerifyReport", "MethodRow", "ClaimCheck", "METHODS", "FAMILIES", "DEFAULT_LIMITS", "merged_limits",
            "parse_claims"]
 
 QUANTITIES = ("free", "glob")
@@ -326,6 +326,17 @@ def _recheck(inst, kind, witness) -> int:
     return trie_cost(inst, witness) if kind == "layout" else order_cost(inst, witness)
 
 
+
+def merged_limits(limits: Mapping[str, Mapping] | None = None) -> dict:
+    """:data:`DEFAULT_LIMITS` with the per-method overrides ``limits`` applied (a new dict);
+    :class:`InstanceError` for a method that has no limits."""
+    lim = {k: dict(v) for k, v in DEFAULT_LIMITS.items()}
+    for k, v in (limits or {}).items():
+        if k not in lim:
+            raise InstanceError(f"unknown method {k!r} in limits")
+        lim[k].update(v)
+    return lim
+
 def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = None, *,
            methods: Sequence[str] | str = "auto", limits: Mapping[str, Mapping] | None = None,
            time_limit: float = 60.0, workers: int = 1, seed: int = 0,
@@ -365,11 +376,7 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
     claims = parse_claims(claims)
     if min_methods < 1:
         raise InstanceError("min_methods must be at least 1")
-    lim = {k: dict(v) for k, v in DEFAULT_LIMITS.items()}
-    for k, v in (limits or {}).items():
-        if k not in lim:
-            raise InstanceError(f"unknown method {k!r} in limits")
-        lim[k].update(v)
+    lim = merged_limits(limits)
     if methods == "auto":
         chosen, forced = list(METHODS), set()
     else:
