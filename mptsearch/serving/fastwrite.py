@@ -132,6 +132,18 @@ def _int_blob(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _blob(vals.tolist())
 
 
+@njit(cache=True, inline="always")
+def _put_joined(out, p, rec, loc, seq, s, e, sep, col):
+    """Write field ``col`` (0: the label, 1: the token count; bytes loc[x, col]:loc[x, col + 1]
+    of ``rec``) of the chunks seq[s:e], joined by ``sep``; the new position."""
+    for q in range(s, e):
+        if q > s:
+            p = _put(out, p, sep, 0, len(sep))
+        x = seq[q]
+        p = _put(out, p, rec, loc[x, col], loc[x, col + 1])
+    return p
+
+
 @njit(cache=True)
 def _fill(out, a, indptr, seq, rec, loc, ids, id_off, srv, head, chunks, sep, tokens, serve, end):
     """Lines a, a+1, ... into ``out`` while they fit: (the first line not written, bytes
@@ -151,17 +163,9 @@ def _fill(out, a, indptr, seq, rec, loc, ids, id_off, srv, head, chunks, sep, to
         p = _put(out, p, head, 0, len(head))
         p = _put(out, p, ids, id_off[j], id_off[j + 1])
         p = _put(out, p, chunks, 0, len(chunks))
-        for q in range(s, e):
-            if q > s:
-                p = _put(out, p, sep, 0, len(sep))
-            x = seq[q]
-            p = _put(out, p, rec, loc[x, 0], loc[x, 1])
+        p = _put_joined(out, p, rec, loc, seq, s, e, sep, 0)  # the labels
         p = _put(out, p, tokens, 0, len(tokens))
-        for q in range(s, e):
-            if q > s:
-                p = _put(out, p, sep, 0, len(sep))
-            x = seq[q]
-            p = _put(out, p, rec, loc[x, 1], loc[x, 2])
+        p = _put_joined(out, p, rec, loc, seq, s, e, sep, 1)  # their token counts
         p = _put(out, p, serve, 0, len(serve))
         p = _digits(out, p, srv[j])
         p = _put(out, p, end, 0, len(end))
