@@ -31,9 +31,11 @@ count). Expected O(bytes) time; the table keeps fewer than three quarters of its
 from __future__ import annotations
 
 import numpy as np
+from .._bits import prefetch
 from .._jit import njit
 
-__all__ = ["scan_lines", "gather", "label_order", "new_table", "grow", "OK", "FALLBACK", "GROW"]
+__all__ = ["scan_lines", "gather", "label_order", "label_keys", "settle_runs", "new_table", "grow", "OK", "FALLBACK",
+           "GROW"]
 
 OK = 0
 FALLBACK = 1
@@ -346,6 +348,21 @@ def _intern_string(buf, s, t, h, w0, w1, table, lab, nlab):
 
 
 @njit(cache=True, inline="always")
+def _intern_pending(buf, pend, npend, codes, end, table, lab, nlab):
+    """Intern the ``npend`` string labels waiting in ``pend`` (their slots prefetched when
+    they were read), in order, into ``codes[end - npend:end]``; the new label count. Stops
+    early when the label rows are full (``nlab == len(lab)``: the caller grows the table
+    and reads the line again)."""
+    for k in range(npend):
+        x, nlab = _intern_string(buf, pend[k, 0], pend[k, 1], pend[k, 2], pend[k, 3], pend[k, 4], table, lab, nlab)
+        codes[end - npend + k] = x
+        prefetch(lab, x)  # its token count is checked at the end of the line, after the tokens are read
+        if nlab >= len(lab):
+            break
+    return nlab
+
+
+@njit(cache=True, inline="always")
 def _intern_int(v, table, lab, nlab):
     """(id, labels) of the integer label ``v``, added with the next id if new."""
     mask = len(table) - 1
@@ -387,7 +404,7 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
     again from the position returned (the start of a line; the counts are those before it).
     """
     longest = 0
-    pend = np.empty((_GROUP, 6), dtype=np.int64)  # labels waiting: start, end, hash, 2 words, slot
+    pend = np.empty((_GROUP, 5), dtype=np.int64)  # string labels waiting: start, end, hash, 2 words
     p = a
     while p < b:
         if _full(nlab, len(table)):
@@ -457,9 +474,15 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
                         t = _plain_string(buf, p + 1, b)
                         if t < 0:
                             return FALLBACK, p, nl, no, lineno, kind, nlab, longest
-                        # interned in groups: the keys first, their slots loaded together
+                        # interned in groups (_intern_pending), at the latest where the list ends: the slot is
+                        # loaded meanwhile
+                        h, w0, w1 = _string_key(buf, p + 1, t)
+                        prefetch(table, h & (len(table) - 1))
                         pend[npend, 0] = p + 1
                         pend[npend, 1] = t
+                        pend[npend, 2] = h
+                        pend[npend, 3] = w0
+                        pend[npend, 4] = w1
                         npend += 1
                         p = t + 1
                         x = -1
@@ -476,23 +499,9 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
                     p = _skip_ws(buf, p, b)
                     closing = p < b and buf[p] == 93
                     if npend == _GROUP or (closing and npend):
-                        mask = len(table) - 1
-                        for k in range(npend):
-                            h, w0, w1 = _string_key(buf, pend[k, 0], pend[k, 1])
-                            pend[k, 2] = h
-                            pend[k, 3] = w0
-                            pend[k, 4] = w1
-                            pend[k, 5] = table[h & mask, 0]  # the slots' loads overlap
-                        for k in range(npend):
-                            if pend[k, 5] < -1:
-                                return FALLBACK, p, nl, no, lineno, kind, nlab, longest  # never: keeps the loads
-                            x, nlab = _intern_string(buf, pend[k, 0], pend[k, 1], pend[k, 2], pend[k, 3], pend[k, 4],
-                                                     table, lab, nlab)
-                            codes[no + nc - npend + k] = x
-                            if nlab >= len(lab):  # the label rows are full: grow them and read this line again
-                                return GROW, start, nl, no, lineno - 1, kind, nlab, longest
+                        nlab = _intern_pending(buf, pend, npend, codes, no + nc, table, lab, nlab)
                         npend = 0
-                    if nlab >= len(lab):
+                    if nlab >= len(lab):  # the label rows are full: grow them and read this line again
                         return GROW, start, nl, no, lineno - 1, kind, nlab, longest
                     if p < b and buf[p] == 44:
                         p = _skip_ws(buf, p + 1, b)
@@ -613,18 +622,22 @@ def _key8(buf, s, n, off):
 
 
 @njit(cache=True)
-def label_order(buf, starts, lengths):
-    """The distinct labels ``buf[s:s+l]`` (no NUL byte in any) in sorted order: byte order is
-    code point order for UTF-8, so this is the order ``sorted`` gives their strings.
-
-    Most significant bytes first: sorted by 8 bytes packed into one key, then each run of equal
-    keys by the next 8 (a run of at most 16 by insertion sort). O(total length + n log n) for
-    labels that differ early, O(n * longest / 8 * log n) at worst."""
+def label_keys(buf, starts, lengths):
+    """The first 8 bytes of every label ``buf[s:s+l]`` as a big-endian key (:func:`label_order`)."""
     n = len(starts)
     key = np.empty(n, dtype=np.uint64)
     for x in range(n):
         key[x] = _key8(buf, starts[x], lengths[x], 0)
-    a = np.argsort(key, kind="mergesort")
+    return key
+
+
+@njit(cache=True)
+def settle_runs(buf, starts, lengths, key, a):
+    """Finish :func:`label_order` in place: ``a`` holds the labels sorted by ``key`` (their
+    first 8 bytes); each run of equal keys is sorted by the next 8 bytes, and so on (a run of
+    at most 16 by insertion sort). Labels are distinct, so every run is settled in full and the
+    order ``a`` came in within a run does not matter."""
+    n = len(a)
     stack = [(0, n, 0)]
     while stack:
         lo, hi, off = stack.pop()
@@ -632,7 +645,7 @@ def label_order(buf, starts, lengths):
             sub = np.empty(hi - lo, dtype=np.uint64)
             for u in range(lo, hi):
                 sub[u - lo] = _key8(buf, starts[a[u]], lengths[a[u]], off)
-            srt = np.argsort(sub, kind="mergesort")
+            srt = np.argsort(sub)
             a[lo:hi] = a[lo:hi][srt]
             for u in range(lo, hi):
                 key[a[u]] = sub[srt[u - lo]]
@@ -653,4 +666,17 @@ def label_order(buf, starts, lengths):
                         v -= 1
                     a[v] = x
             i = j
+
+
+def label_order(buf, starts, lengths) -> np.ndarray:
+    """The distinct labels ``buf[s:s+l]`` (no NUL byte in any) in sorted order: byte order is
+    code point order for UTF-8, so this is the order ``sorted`` gives their strings.
+
+    Most significant bytes first: sorted by 8 bytes packed into one key (numpy's sort, several
+    times faster than a compiled loop's), then each run of equal keys by the next 8
+    (:func:`settle_runs`). O(total length + n log n) for labels that differ early,
+    O(n * longest / 8 * log n) at worst."""
+    key = label_keys(buf, starts, lengths)
+    a = np.argsort(key)  # not stable, and need not be: the labels are distinct and every run is settled
+    settle_runs(buf, starts, lengths, key, a)
     return a

@@ -94,9 +94,11 @@ class _Fallback(Exception):
 
 
 def read_fast(path: str, max_tokens: int, progress=None):
-    """(labels in first-seen order, chunk ids, token counts, line lengths, ids, line numbers,
-    the label ids in sorted label order or None, every label's token count if checked or None)
-    of the trace at ``path``, or None to leave it to :func:`.sparse.parse_sparse` (also when a
+    """(labels, chunk ids, token counts, line lengths, ids, line numbers, ``order``, every
+    label's token count if checked or None) of the trace at ``path``: with ``order`` None the
+    labels are in first-seen order (chunk id x is ``labels[x]``); else ``order`` holds the
+    chunk ids in sorted label order and the labels are in that order (chunk id ``order[i]`` is
+    ``labels[i]``). Or None, to leave it to :func:`.sparse.parse_sparse` (also when a
     token count passes ``max_tokens``, :data:`.sparse.MAX_CHUNK_TOKENS`).
 
     ``progress``, if given, is called with the number of bytes read so far (from 0 again when
@@ -220,12 +222,13 @@ def _read_scan(path: str, max_tokens: int, progress=None):
     codes, toks, lens, linenos, id_kind, id_a, id_b = (a[:no] if k < 2 else a[:nl] for k, a in enumerate(out.arrays))
     if longest > 32 and _repeats(lens, codes, nlab):  # the scan compared shorter lines' chunks itself
         return None
+    # the labels in sorted order, decoded in that order (no list of them in first-seen order)
     if kind == 1:
-        labels = _decode_joined(gather(buf, lab[:nlab, 0], lab[:nlab, 1]))
         order = label_order(buf, lab[:nlab, 0], lab[:nlab, 1])
+        labels = _decode_joined(gather(buf, lab[order, 0], lab[order, 1]))
     else:
-        labels = lab[:nlab, 0].tolist()
         order = np.argsort(lab[:nlab, 0], kind="stable")
+        labels = lab[order, 0].tolist()
     strs = id_kind == 1
     if strs.all():
         ids = _decode_joined(gather(buf, id_a, id_b))

@@ -249,9 +249,11 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
 def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarray, ids: list, where_line,
             where: str, order=None, tok_of=None) -> SparseTrace:
     """The checks across lines (unique ids, one token count per chunk) and the sparse model,
-    from the lines' interned chunk ids (``seen``: labels in first-seen order; ``order``, if
-    given, their ids in sorted label order, as ``sorted`` would give it; ``tok_of``, if given,
-    every chunk's token count, already checked against all its occurrences)."""
+    from the lines' interned chunk ids (``seen``: the labels in first-seen order, chunk id x
+    being ``seen[x]``; or, with ``order`` given, the chunk ids in sorted label order, as
+    ``sorted`` would give it, and ``seen`` the labels in that order, chunk id ``order[i]``
+    being ``seen[i]``; ``tok_of``, if given, every chunk's token count, already checked
+    against all its occurrences)."""
     check_unique_ids(ids, where_line, where)
     n = len(seen)
     indptr = np.zeros(len(lens_a) + 1, dtype=np.int64)
@@ -270,13 +272,16 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
         p = int(bad[0])
         row = int(np.searchsorted(indptr, p, side="right")) - 1
         x = int(flat_a[p])
-        lab = seen[x]
+        lab = seen[x] if order is None else seen[int(np.flatnonzero(order == x)[0])]
         row0 = int(np.searchsorted(indptr, first_pos[x], side="right")) - 1
         raise _bad(where, where_line[row], f"chunk {lab!r} has {int(toks_a[p])} tokens but line "
                                            f"{where_line[row0]} gave it {int(tok_of[x])}")
     # chunk ids in sorted label order
-    srt = sorted(range(n), key=seen.__getitem__) if order is None else order.tolist()
-    labels = tuple(map(seen.__getitem__, srt))
+    if order is None:
+        srt = sorted(range(n), key=seen.__getitem__)
+        labels = tuple(map(seen.__getitem__, srt))
+    else:
+        srt, labels = order, tuple(seen)
     remap = np.empty(n, dtype=np.int64)
     remap[np.asarray(srt, dtype=np.int64)] = np.arange(n, dtype=np.int64)
     weights = np.empty(n, dtype=np.int64)
