@@ -190,17 +190,21 @@ def test_label_order_is_sorted_order(labels, prefix):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 120), st.integers(1, 5), st.booleans())
-def test_lex_order_and_duplicate_groups_match_their_twins(seed, m, n, empty_rows):
-    from mptsearch.serving._sparse_kernels import _merge_sort_rows, duplicate_groups, lex_order
+@given(st.integers(0, 2**32 - 1), st.integers(0, 200), st.integers(1, 5), st.booleans(), st.sampled_from([3, 22, 31]))
+def test_lex_order_and_duplicate_groups_match_their_twins(seed, m, n, empty_rows, id_bits):
+    from mptsearch.serving._sparse_kernels import duplicate_groups, lex_order
 
     rng = np.random.default_rng(seed)
-    lens = rng.integers(0 if empty_rows else 1, 7, size=m)
+    lens = rng.integers(0 if empty_rows else 1, 13, size=m)
     indptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(lens, out=indptr[1:])
-    seq = rng.integers(0, n, size=int(indptr[-1])).astype(np.int32)
-    # the plain stable merge sort of the rows (lex_order before it sorted by packed keys first)
-    assert lex_order(indptr, seq).tolist() == _merge_sort_rows(indptr, seq, np.arange(m)).tolist()
+    # n distinct ids below 2^id_bits (the largest always among them): 21, 3 or 2 ids per packed
+    # key, so rows of up to 12 ids from a few values reach the keys past the first and runs
+    # longer than 16
+    pool = np.unique(np.append(rng.integers(0, 2**id_bits - 1, size=n), 2**id_bits - 2))
+    seq = pool[rng.integers(0, len(pool), size=int(indptr[-1]))].astype(np.int32)
     rows = [tuple(seq[indptr[r]:indptr[r + 1]].tolist()) for r in range(m)]
+    # Python's sort is stable and compares tuples as the trie's DFS does (a prefix first)
+    assert lex_order(indptr, seq).tolist() == sorted(range(m), key=rows.__getitem__)
     first = {}
     assert duplicate_groups(indptr, seq).tolist() == [first.setdefault(row, len(first)) for row in rows]

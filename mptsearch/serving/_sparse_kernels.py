@@ -15,13 +15,38 @@ from .._jit import njit
 
 
 @njit(cache=True, inline="always")
-def _less(indptr, seq, a, b):
+def _row_key(indptr, seq, r, off, bits, per):
+    """Ids off..off+per-1 of row r, each plus one (0 past the row's end), packed ``bits`` bits
+    each, the first most significant: rows compare as their keys do, a prefix first."""
+    s = indptr[r]
+    n = indptr[r + 1] - s
+    k = np.uint64(0)
+    for t in range(off, off + per):
+        k = k << np.uint64(bits)
+        if t < n:
+            k |= np.uint64(seq[s + t] + 1)
+    return k
+
+
+@njit(cache=True)
+def row_keys(indptr, seq, bits, per):
+    """Every row's :func:`_row_key` at offset 0."""
+    m = len(indptr) - 1
+    key = np.empty(m, dtype=np.uint64)
+    for r in range(m):
+        key[r] = _row_key(indptr, seq, r, 0, bits, per)
+    return key
+
+
+@njit(cache=True, inline="always")
+def _less_from(indptr, seq, a, b, start):
+    """Whether row a sorts before row b (a prefix first), their first ``start`` ids equal."""
     la = indptr[a + 1] - indptr[a]
     lb = indptr[b + 1] - indptr[b]
     pa = indptr[a]
     pb = indptr[b]
     k = la if la < lb else lb
-    for t in range(k):
+    for t in range(start, k):
         x = seq[pa + t]
         y = seq[pb + t]
         if x != y:
@@ -30,74 +55,63 @@ def _less(indptr, seq, a, b):
 
 
 @njit(cache=True)
-def _merge_sort_rows(indptr, seq, a):
-    """Stable merge sort of the row ids ``a`` by their sequences."""
+def settle_row_runs(indptr, seq, ks, a, bits, per):
+    """Finish :func:`lex_order` in place: ``a`` holds the rows sorted by their first key
+    (``ks[u]`` the key of row ``a[u]``), in any order among equal keys. Each run of equal keys
+    is settled: rows that ended inside the key (equal rows) by row number; a run of at most
+    16 by row number, then a stable insertion sort on the ids past the key; a longer one is
+    sorted by the next ``per`` ids (:func:`_row_key`), and so on."""
     m = len(a)
-    a = a.copy()
-    b = np.empty(m, dtype=np.int64)
-    width = 1
-    while width < m:
-        for lo in range(0, m, 2 * width):
-            mid = min(lo + width, m)
-            hi = min(lo + 2 * width, m)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if _less(indptr, seq, a[j], a[i]):
-                    b[k] = a[j]
-                    j += 1
-                else:
-                    b[k] = a[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                b[k] = a[i]
-                i += 1
-                k += 1
-            while j < hi:
-                b[k] = a[j]
+    low = (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    stack = [(0, m, 0)]
+    while stack:
+        lo, hi, off = stack.pop()
+        if off:  # a run equal in its first off ids: sort it by the next per
+            sub = np.empty(hi - lo, dtype=np.uint64)
+            for u in range(lo, hi):
+                sub[u - lo] = _row_key(indptr, seq, a[u], off, bits, per)
+            srt = np.argsort(sub)  # ties are settled below (by row number at the latest)
+            a[lo:hi] = a[lo:hi][srt]
+            ks[lo:hi] = sub[srt]
+        i = lo
+        while i < hi:
+            j = i + 1
+            while j < hi and ks[j] == ks[i]:
                 j += 1
-                k += 1
-        a, b = b, a
-        width *= 2
-    return a
+            if j - i > 1:
+                ended = (ks[i] & low) == 0  # the key's last id is past the rows' end: equal rows
+                if ended or j - i <= 16:
+                    a[i:j] = np.sort(a[i:j])
+                    if not ended:
+                        for u in range(i + 1, j):  # insertion sort: stable, and quick on short runs
+                            x = a[u]
+                            v = u
+                            while v > i and _less_from(indptr, seq, x, a[v - 1], off + per):
+                                a[v] = a[v - 1]
+                                v -= 1
+                            a[v] = x
+                else:
+                    stack.append((i, j, off + per))
+            i = j
 
 
-@njit(cache=True)
-def lex_order(indptr, seq):
-    """Stable sort of the rows by their sequences (ties keep row order).
+def lex_order(indptr: np.ndarray, seq: np.ndarray) -> np.ndarray:
+    """Stable sort of the rows by their sequences (a prefix before its extensions, ties in
+    row order): the DFS order of their trie.
 
-    The rows are first sorted (stably) by their first two ids packed into one key, a row of
-    one id before its extensions; only runs of equal keys are then compared further.
-    O(L + m log m) for rows of total length L (plus the comparisons inside runs)."""
-    m = len(indptr) - 1
-    key = np.empty(m, dtype=np.uint64)
-    for r in range(m):
-        s = indptr[r]
-        n = indptr[r + 1] - s
-        k = np.uint64(0)
-        if n >= 1:
-            k = np.uint64(seq[s] + 1) << np.uint64(32)
-        if n >= 2:
-            k |= np.uint64(seq[s + 1] + 1)
-        key[r] = k
-    a = np.argsort(key, kind="mergesort")
-    i = 0
-    while i < m:
-        j = i + 1
-        while j < m and key[a[j]] == key[a[i]]:
-            j += 1
-        if j - i > 1 and (key[a[i]] & np.uint64(0xFFFFFFFF)) != 0:  # rows of >= 2 ids, equal so far
-            if j - i <= 16:
-                for u in range(i + 1, j):  # insertion sort: stable, and quick on short runs
-                    x = a[u]
-                    v = u
-                    while v > i and _less(indptr, seq, x, a[v - 1]):
-                        a[v] = a[v - 1]
-                        v -= 1
-                    a[v] = x
-            else:
-                a[i:j] = _merge_sort_rows(indptr, seq, a[i:j])
-        i = j
+    Most significant ids first: as many ids as fit in 64 bits (three below 2^21 chunks) packed
+    into one key per row and sorted by numpy's sort (several times faster than a compiled
+    one), then each run of equal keys settled by :func:`settle_row_runs`. O(L + m log m) for
+    rows of total length L that differ early; rows sharing long prefixes cost a key and a sort
+    per ``per`` ids of the prefix."""
+    indptr = np.asarray(indptr, dtype=np.int64)
+    seq = np.asarray(seq, dtype=np.int32)
+    n = int(seq.max()) + 1 if len(seq) else 1
+    bits = max(1, n.bit_length())  # an id plus one, at most n
+    per = max(1, 64 // bits)
+    key = row_keys(indptr, seq, bits, per)
+    a = np.argsort(key)  # not stable: every run of equal keys is settled, ties by row number
+    settle_row_runs(indptr, seq, key[a], a, bits, per)
     return a
 
 
