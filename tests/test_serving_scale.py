@@ -169,6 +169,24 @@ def test_layout_writer_writes_what_json_dumps_wrote(ids):
         assert fast.getvalue().decode("utf-8") == slow.getvalue()
 
 
+def test_a_label_that_is_not_utf8_is_written_escaped_and_reads_back(tmp_path):
+    """A trace may spell a lone surrogate (valid JSON, not UTF-8): ``layout -o`` wrote it with
+    a UnicodeEncodeError traceback; now it writes JSON's ASCII escape."""
+    from mptsearch.cli import main
+    from mptsearch.serving.layout import read_layout
+    from mptsearch.serving.sparse import read_sparse
+
+    path, out = tmp_path / "t.jsonl", tmp_path / "lay.jsonl"
+    path.write_text('{"id": "\\udc80", "chunks": ["\\ud800", "plain"], "tokens": [1, 2]}\n'
+                    '{"id": "b", "chunks": ["plain"], "tokens": [2]}\n', encoding="utf-8")
+    assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "-o", str(out)]) == 0
+    assert '"\\ud800"' in out.read_text(encoding="utf-8")
+    tr = read_sparse(str(path))
+    lay = read_layout(tr, str(out))
+    assert read_sparse(str(out)).ids == tr.ids == ["\udc80", "b"]
+    assert [tr.labels[x] for x in lay.seq[:2]] in (["\ud800", "plain"], ["plain", "\ud800"])
+
+
 def test_layout_out_file_matches_the_old_writer_on_a_retrieval_trace(tmp_path, monkeypatch):
     import io
 

@@ -307,7 +307,7 @@ LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
     "partner_upper")) + tuple(
     f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (
     "mptsearch.serving._online_kernels:online_batch", "mptsearch.serving._greedy_kernels:greedy_orders",
-    "mptsearch.serving.fastwrite:_fill", "mptsearch.serving.fastwrite:_records",
+    "mptsearch.serving.fastwrite:_fill", "mptsearch.serving.fastwrite:_records", "mptsearch.serving.fastwrite:_quoted",
     "mptsearch.serving.fastwrite:_decimal_blob", "mptsearch._kernels.glob:glob_table") + READER_KERNELS
 SIMULATE_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
     "row_keys", "settle_row_runs", "duplicate_groups", "sort_rows")) + tuple(

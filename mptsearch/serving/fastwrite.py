@@ -16,10 +16,10 @@ O(buffer) memory besides the encoded pieces.
 from __future__ import annotations
 
 import json
-import re
 from json.encoder import encode_basestring
 
 import numpy as np
+from .._bits import prefetch
 from .._jit import njit
 
 __all__ = ["write_layout", "encode_all", "BUFFER_BYTES"]
@@ -42,31 +42,71 @@ def encode_all(values) -> list[str]:
                                                          else json.dumps(v, ensure_ascii=False)) for v in values]
 
 
-#: the characters ``json.dumps(s, ensure_ascii=False)`` escapes in a string, but the newline
-_ESCAPED = re.compile(r'[\x00-\x09\x0b-\x1f"\\]')
-
-
-def _joined(values) -> str:
-    """The encodings of :func:`encode_all` joined by newlines (a JSON encoding holds none),
-    built in one piece when no string needs an escape."""
-    if set(map(type, values)) <= {str}:
-        text = "\n".join(values)
-        if text.count("\n") == len(values) - 1 and not _ESCAPED.search(text):
-            return '"' + text.replace("\n", '"\n"') + '"'
-    return "\n".join(encode_all(values))
+@njit(cache=True)
+def _quoted(raw, off):
+    """The newline-separated strings of the UTF-8 bytes ``raw`` (``len(off) - 1`` of them)
+    each in double quotes, concatenated, their offsets written into ``off``; and False instead
+    if one holds a byte JSON escapes (a control character, a quote or a backslash): then
+    the quotes alone are not their encoding."""
+    n = len(off) - 1
+    out = np.empty(len(raw) + n + 1, dtype=np.uint8)  # n - 1 separators become 2n quotes
+    out[0] = 34
+    p = 1
+    k = 0
+    for q in range(len(raw)):
+        c = raw[q]
+        if c == 10:
+            out[p] = 34
+            k += 1
+            off[k] = p + 1
+            out[p + 1] = 34
+            p += 2
+        elif c < 32 or c == 34 or c == 92:
+            return out, False
+        else:
+            out[p] = c
+            p += 1
+    out[p] = 34
+    off[n] = p + 1
+    return out, True
 
 
 def _blob(values) -> tuple[np.ndarray, np.ndarray]:
     """(the UTF-8 bytes of every value's JSON encoding, concatenated; offsets, one more than
-    values)."""
+    values). Strings that need no escape are quoted by a compiled pass over their joined
+    bytes; anything else is encoded one by one (:func:`encode_all`). A string that is not
+    UTF-8 (a lone surrogate, which a trace may spell ``"\\ud800"``) is written with JSON's
+    ASCII escapes, so that the line reads back as the same string."""
     off = np.zeros(len(values) + 1, dtype=np.int64)
     if not len(values):
         return np.zeros(0, dtype=np.uint8), off
-    raw = np.frombuffer(_joined(values).encode("utf-8"), dtype=np.uint8)
+    try:
+        text = "\n".join(values)  # a TypeError: not all strings
+        if text.count("\n") == len(values) - 1:  # else a string holds a newline
+            out, plain = _quoted(np.frombuffer(text.encode("utf-8"), dtype=np.uint8), off)
+            if plain:
+                return out, off
+    except (TypeError, UnicodeEncodeError):
+        pass
+    parts = encode_all(values)
+    try:
+        raw = "\n".join(parts).encode("utf-8")
+    except UnicodeEncodeError:
+        raw = "\n".join(p if p.isascii() or _utf8(p) else json.dumps(v) for p, v in zip(parts, values)).encode("utf-8")
+    raw = np.frombuffer(raw, dtype=np.uint8)
     cuts = np.flatnonzero(raw == 10)
     off[1:-1] = cuts - np.arange(len(cuts))
     off[-1] = len(raw) - len(cuts)
     return raw[raw != 10], off
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8 (no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -155,6 +195,14 @@ def _fill(out, a, indptr, seq, rec, loc, ids, id_off, srv, head, chunks, sep, to
     j = a
     while j < M:
         s, e = indptr[j], indptr[j + 1]
+        # the rows of the chunks two lines on, and the bytes of the chunks of the next line, are
+        # loaded while this line is written (random reads: the cache misses overlap)
+        if j + 2 < M:
+            for q in range(indptr[j + 2], indptr[j + 3]):
+                prefetch(loc, seq[q])
+        if j + 1 < M:
+            for q in range(e, indptr[j + 2]):
+                prefetch(rec, loc[seq[q], 0])
         size = fixed + id_off[j + 1] - id_off[j] + _ndigits(srv[j]) + 2 * len(sep) * max(e - s - 1, 0)
         for q in range(s, e):
             size += loc[seq[q], 2] - loc[seq[q], 0]
