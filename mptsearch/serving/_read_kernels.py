@@ -676,6 +676,8 @@ def label_order(buf, starts, lengths) -> np.ndarray:
     times faster than a compiled loop's), then each run of equal keys by the next 8
     (:func:`settle_runs`). O(total length + n log n) for labels that differ early,
     O(n * longest / 8 * log n) at worst."""
+    # contiguous copies: one compiled signature whatever slices the caller passes
+    starts, lengths = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
     key = label_keys(buf, starts, lengths)
     a = np.argsort(key)  # not stable, and need not be: the labels are distinct and every run is settled
     settle_runs(buf, starts, lengths, key, a)

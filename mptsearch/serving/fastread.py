@@ -75,11 +75,13 @@ def _batches(path: str):
 
 def compile_kernels() -> None:
     """Compile (or load from numba's on-disk cache) the reader's kernels on a few bytes, so
-    that a command does so before its clock starts."""
+    that a command does so before its clock starts. The arguments have the types
+    :func:`_read_scan` passes (numba compiles once per signature: a read-only buffer here
+    would leave the writable one of a real read to compile inside the command's clock)."""
     from ._read_kernels import gather, grow, label_order, new_table, scan_lines
 
     for text in (b'{"id": "a", "chunks": ["x", "y"], "tokens": [1, 2], "k": null}\n', b'{"chunks": [1], "tokens": [1]}'):
-        buf = np.frombuffer(text, dtype=np.uint8)
+        buf = np.frombuffer(text, dtype=np.uint8).copy()  # writable, as _read_scan's buffer is
         table, lab = new_table(4)
         cols = [np.zeros(8, dtype=np.int64) for _ in range(7)]
         _, _, nl, no, _, _, nlab, _ = scan_lines(buf, 0, len(buf), 0, 0, table, lab, 0, 2**32, *cols, 0, 0)
