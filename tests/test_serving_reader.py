@@ -189,6 +189,22 @@ def test_label_order_is_sorted_order(labels, prefix):
     assert [labels[i] for i in label_order(buf, starts, lens)] == sorted(labels)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["", "a", "ab", "r1", "r10", "é", "p" * 16, "p" * 17, "p" * 16 + "q", "x" * 40]),
+                max_size=30), st.booleans())
+def test_distinct_is_a_set_check(ids, spaced):
+    """The byte reader checks string ids distinct on their bytes (``distinct``) instead of a
+    set of 1M strings; a repeat then goes to check_unique_ids for its message."""
+    from mptsearch.serving._read_kernels import distinct
+
+    enc = [s.encode("utf-8") for s in ids]
+    gap = b'", "' if spaced else b""
+    buf = np.frombuffer(gap.join(enc) + b"\n" * 17, dtype=np.uint8).copy()
+    starts = np.cumsum([0] + [len(e) + len(gap) for e in enc[:-1]]).astype(np.int64)
+    lens = np.array([len(e) for e in enc], dtype=np.int64)
+    assert distinct(buf, starts[:len(enc)], lens) == (len(set(ids)) == len(ids))
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 200), st.integers(1, 5), st.booleans(), st.sampled_from([3, 22, 31]))
 def test_lex_order_and_duplicate_groups_match_their_twins(seed, m, n, empty_rows, id_bits):

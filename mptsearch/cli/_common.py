@@ -303,14 +303,14 @@ SUBTREE_KERNELS = ENUMERATE_KERNELS + ("mptsearch.enumerate.generate:_children_b
 READER_KERNELS = tuple(f"mptsearch.serving._read_kernels:{f}" for f in (
     "scan_lines", "grow", "gather", "label_keys", "settle_runs")) + ("mptsearch.serving.fastread:_repeats",)
 LAYOUT_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
-    "duplicate_groups", "row_keys", "settle_row_runs", "sort_rows", "trie_cost_sorted", "overlap_edges", "kruskal_max",
-    "partner_upper")) + tuple(
+    "duplicate_groups", "row_keys", "settle_row_runs", "sort_rows", "take_ranges", "trie_cost_sorted", "overlap_edges",
+    "kruskal_max", "partner_upper")) + tuple(
     f"mptsearch.serving._chain_kernels:{f}" for f in ("nn_chain", "hierarchy_layout", "balanced_children")) + (
     "mptsearch.serving._online_kernels:online_batch", "mptsearch.serving._greedy_kernels:greedy_orders",
     "mptsearch.serving.fastwrite:_fill", "mptsearch.serving.fastwrite:_records", "mptsearch.serving.fastwrite:_quoted",
     "mptsearch.serving.fastwrite:_decimal_blob", "mptsearch._kernels.glob:glob_table") + READER_KERNELS
 SIMULATE_KERNELS = tuple(f"mptsearch.serving._sparse_kernels:{f}" for f in (
-    "row_keys", "settle_row_runs", "duplicate_groups", "sort_rows")) + tuple(
+    "row_keys", "settle_row_runs", "duplicate_groups", "sort_rows", "take_ranges")) + tuple(
     f"mptsearch.serving._cache_kernels:{f}" for f in ("trie_nodes", "block_units", "serve_all")) + READER_KERNELS
 
 

@@ -34,8 +34,8 @@ import numpy as np
 from .._bits import prefetch
 from .._jit import njit
 
-__all__ = ["scan_lines", "gather", "label_order", "label_keys", "settle_runs", "new_table", "grow", "OK", "FALLBACK",
-           "GROW"]
+__all__ = ["scan_lines", "gather", "distinct", "label_order", "label_keys", "settle_runs", "new_table", "grow", "OK",
+           "FALLBACK", "GROW"]
 
 OK = 0
 FALLBACK = 1
@@ -253,6 +253,8 @@ def grow(table, lab, nlab):
     mask = cap - 1
     out = np.full((cap, 4), -1, dtype=np.int64)
     for k in range(len(table)):
+        if k + 16 < len(table) and table[k + 16, 0] >= 0:
+            prefetch(out, table[k + 16, 1] & mask)  # random writes: their misses overlap
         if table[k, 0] >= 0:
             i = table[k, 1] & mask
             while out[i, 0] >= 0:
@@ -595,6 +597,40 @@ def gather(buf, starts, lengths):
             out[p] = buf[s + u]
             p += 1
     return out
+
+
+@njit(cache=True)
+def distinct(buf, starts, lengths):
+    """Whether the byte strings ``buf[s:s+l]`` are pairwise distinct (an open-addressing table
+    of their keys, :func:`_string_key`; equal keys compared byte by byte). Expected O(total
+    length)."""
+    n = len(starts)
+    cap = 2
+    while cap < 2 * n:
+        cap *= 2
+    mask = cap - 1
+    slot = np.full(cap, -1, dtype=np.int64)
+    keys = np.empty(n, dtype=np.int64)
+    for x in range(n):
+        h, w0, w1 = _string_key(buf, starts[x], starts[x] + lengths[x])
+        keys[x] = h
+    for x in range(n):
+        if x + 8 < n:
+            prefetch(slot, keys[x + 8] & mask)
+        i = keys[x] & mask
+        while slot[i] >= 0:
+            y = slot[i]
+            if keys[y] == keys[x] and lengths[y] == lengths[x]:
+                same = True
+                for u in range(lengths[x]):
+                    if buf[starts[x] + u] != buf[starts[y] + u]:
+                        same = False
+                        break
+                if same:
+                    return False
+            i = (i + 1) & mask
+        slot[i] = x
+    return True
 
 
 @njit(cache=True, inline="always")

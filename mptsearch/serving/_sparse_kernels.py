@@ -8,6 +8,7 @@ Nothing here allocates anything of size m x m.
 from __future__ import annotations
 
 import numpy as np
+from .._bits import prefetch
 from .._jit import njit
 
 # ---------------------------------------------------------------------------------------------
@@ -113,6 +114,23 @@ def lex_order(indptr: np.ndarray, seq: np.ndarray) -> np.ndarray:
     a = np.argsort(key)  # not stable: every run of equal keys is settled, ties by row number
     settle_row_runs(indptr, seq, key[a], a, bits, per)
     return a
+
+
+@njit(cache=True)
+def take_ranges(src, starts, lens):
+    """``src[s:s+l]`` for every (s, l) of ``starts``/``lens``, concatenated (what
+    ``src[_ranges(starts, lens)]`` gives, without its index arrays)."""
+    total = 0
+    for i in range(len(lens)):
+        total += lens[i]
+    out = np.empty(total, dtype=src.dtype)
+    p = 0
+    for i in range(len(starts)):
+        s = starts[i]
+        for t in range(lens[i]):
+            out[p] = src[s + t]
+            p += 1
+    return out
 
 
 @njit(cache=True, inline="always")
@@ -299,7 +317,7 @@ def duplicate_groups(indptr, seq):
     mask = cap - 1
     table = np.full(cap, -1, dtype=np.int64)
     g = np.empty(m, dtype=np.int64)
-    ng = 0
+    slot = np.empty(m, dtype=np.int64)  # every row's first slot, hashed ahead so it can be prefetched
     for r in range(m):
         s = indptr[r]
         n = indptr[r + 1] - s
@@ -307,7 +325,14 @@ def duplicate_groups(indptr, seq):
         for p in range(s, s + n):
             h = (h ^ np.uint64(seq[p] + 1)) * np.uint64(0xFF51AFD7ED558CCD)
             h ^= h >> np.uint64(32)
-        i = np.int64(h >> np.uint64(1)) & mask
+        slot[r] = np.int64(h >> np.uint64(1)) & mask
+    ng = 0
+    for r in range(m):
+        if r + 16 < m:
+            prefetch(table, slot[r + 16])
+        s = indptr[r]
+        n = indptr[r + 1] - s
+        i = slot[r]
         while True:
             q = table[i]
             if q < 0:

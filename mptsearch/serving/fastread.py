@@ -30,11 +30,12 @@ import gc
 import os
 from collections import defaultdict
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 from .._jit import njit
 
-__all__ = ["read_fast", "compile_kernels", "BATCH_BYTES"]
+__all__ = ["read_fast", "FastRead", "compile_kernels", "BATCH_BYTES"]
 
 BATCH_BYTES = 8 << 20
 
@@ -78,7 +79,7 @@ def compile_kernels() -> None:
     that a command does so before its clock starts. The arguments have the types
     :func:`_read_scan` passes (numba compiles once per signature: a read-only buffer here
     would leave the writable one of a real read to compile inside the command's clock)."""
-    from ._read_kernels import gather, grow, label_order, new_table, scan_lines
+    from ._read_kernels import distinct, gather, grow, label_order, new_table, scan_lines
 
     for text in (b'{"id": "a", "chunks": ["x", "y"], "tokens": [1, 2], "k": null}\n', b'{"chunks": [1], "tokens": [1]}'):
         buf = np.frombuffer(text, dtype=np.uint8).copy()  # writable, as _read_scan's buffer is
@@ -87,6 +88,7 @@ def compile_kernels() -> None:
         _, _, nl, no, _, _, nlab, _ = scan_lines(buf, 0, len(buf), 0, 0, table, lab, 0, 2**32, *cols, 0, 0)
         table, lab = grow(table, lab, nlab)
     gather(buf, cols[5][:1], cols[6][:1])
+    distinct(buf, cols[5][:2], cols[6][:2])
     label_order(buf, lab[:1, 0], lab[:1, 1])
     _repeats(cols[2][:1], cols[0][:1], 2)
 
@@ -95,13 +97,26 @@ class _Fallback(Exception):
     """Something the fast path does not take: the slow parser decides."""
 
 
-def read_fast(path: str, max_tokens: int, progress=None):
-    """(labels, chunk ids, token counts, line lengths, ids, line numbers, ``order``, every
-    label's token count if checked or None) of the trace at ``path``: with ``order`` None the
-    labels are in first-seen order (chunk id x is ``labels[x]``); else ``order`` holds the
-    chunk ids in sorted label order and the labels are in that order (chunk id ``order[i]`` is
-    ``labels[i]``). Or None, to leave it to :func:`.sparse.parse_sparse` (also when a
-    token count passes ``max_tokens``, :data:`.sparse.MAX_CHUNK_TOKENS`).
+class FastRead(NamedTuple):
+    """What a fast reader read (the arguments of :func:`.sparse._finish`)."""
+
+    #: with ``order`` None, in first-seen order (chunk id x is ``labels[x]``); else in sorted
+    #: order, ``order`` holding the chunk ids in that order (chunk id ``order[i]`` is ``labels[i]``)
+    labels: list
+    codes: np.ndarray  #: chunk ids of the occurrences, line after line
+    toks: np.ndarray  #: their token counts
+    lens: np.ndarray  #: the lines' lengths
+    ids: list  #: the lines' request ids
+    linenos: np.ndarray  #: the lines' 1-based line numbers in the file
+    order: np.ndarray | None
+    tok_of: np.ndarray | None  #: every chunk's token count, if checked against all its occurrences
+    ids_unique: bool  #: True if the ids were checked to be distinct (False: not checked)
+
+
+def read_fast(path: str, max_tokens: int, progress=None) -> FastRead | None:
+    """The trace at ``path`` as a :class:`FastRead`, or None to leave it to
+    :func:`.sparse.parse_sparse` (also when a token count passes ``max_tokens``,
+    :data:`.sparse.MAX_CHUNK_TOKENS`).
 
     ``progress``, if given, is called with the number of bytes read so far (from 0 again when
     the second reader starts over)."""
@@ -176,12 +191,13 @@ def _read_orjson(path: str, max_tokens: int, progress=None):
     codes_a, lens_a = np.concatenate(codes), np.concatenate(lens)
     if _repeats(lens_a, codes_a, len(index)):
         return None
-    return list(index), codes_a, np.concatenate(toks), lens_a, ids, np.arange(1, nlines + 1, dtype=np.int64), None, None
+    return FastRead(list(index), codes_a, np.concatenate(toks), lens_a, ids, np.arange(1, nlines + 1, dtype=np.int64),
+                    None, None, False)
 
 
 def _read_scan(path: str, max_tokens: int, progress=None):
     """:func:`read_fast`'s first reader (the compiled pass, see the module docstring)."""
-    from ._read_kernels import GROW, OK, gather, grow, label_order, new_table, scan_lines
+    from ._read_kernels import GROW, OK, distinct, gather, grow, label_order, new_table, scan_lines
 
     try:
         with open(path, "rb") as fh:
@@ -232,15 +248,17 @@ def _read_scan(path: str, max_tokens: int, progress=None):
         order = np.argsort(lab[:nlab, 0], kind="stable")
         labels = lab[order, 0].tolist()
     strs = id_kind == 1
+    unique = False
     if strs.all():
         ids = _decode_joined(gather(buf, id_a, id_b))
+        unique = distinct(buf, id_a, id_b)  # equal strings without escapes are equal bytes
     else:
         ids = np.where(id_kind == 2, id_a, linenos).tolist()
         if strs.any():
             at = np.flatnonzero(strs)
             for j, rid in zip(at.tolist(), _decode_joined(gather(buf, id_a[at], id_b[at]))):
                 ids[j] = rid
-    return labels, codes, toks, lens, ids, linenos, order, lab[:nlab, 2].copy()
+    return FastRead(labels, codes, toks, lens, ids, linenos, order, lab[:nlab, 2].copy(), unique)
 
 
 class _Columns:

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..instance import InstanceError
 from . import memory
-from .sparse import Layout, SparseTrace, _assemble, _ranges, lex_rank, mst_bound, orders_cost
+from .sparse import Layout, SparseTrace, _assemble, lex_rank, mst_bound, orders_cost
 
 __all__ = ["METHODS", "Layout", "read_layout", "serving_rank", "popularity_order", "global_order", "method_orders",
            "LayoutRow", "LayoutSummary", "layout_summary", "GLOB_EXACT_N", "as_sparse", "compile_kernels"]
@@ -57,10 +57,12 @@ def as_sparse(trace) -> SparseTrace:
 
 def _expand(tr: SparseTrace, req_indptr: np.ndarray, req_seq: np.ndarray) -> Layout:
     """Per-line orders from per-distinct-request orders."""
+    from ._sparse_kernels import take_ranges
+
     lens = np.diff(req_indptr)[tr.line_request]
     indptr = np.zeros(tr.size + 1, dtype=np.int64)
     np.cumsum(lens, out=indptr[1:])
-    return Layout(indptr, req_seq[_ranges(req_indptr[tr.line_request], lens)])
+    return Layout(indptr, take_ranges(req_seq, req_indptr[tr.line_request], lens))
 
 
 def _by_rank(tr: SparseTrace, rank: np.ndarray) -> Layout:

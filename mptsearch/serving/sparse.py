@@ -147,7 +147,7 @@ def _assemble(ids, labels, weights, indptr, chunks) -> SparseTrace:
     """Fill the distinct-request view: rows sorted by chunk id, duplicates merged."""
     lens = np.diff(indptr)
     # sort each row by chunk id: a stable sort by (row, chunk)
-    from ._sparse_kernels import duplicate_groups, sort_rows
+    from ._sparse_kernels import duplicate_groups, sort_rows, take_ranges
 
     srt = sort_rows(np.asarray(indptr, dtype=np.int64), np.asarray(chunks, dtype=np.int32))
     # duplicate sets (equal sorted rows), numbered by first arrival like Instance (first occurrence kept)
@@ -157,10 +157,9 @@ def _assemble(ids, labels, weights, indptr, chunks) -> SparseTrace:
     rl = lens[reps]
     req_indptr = np.zeros(len(reps) + 1, dtype=np.int64)
     np.cumsum(rl, out=req_indptr[1:])
-    take = _ranges(indptr[reps], rl)
     return SparseTrace(list(ids), tuple(labels), np.asarray(weights, dtype=np.int64),
                        np.asarray(indptr, dtype=np.int64), np.asarray(chunks, dtype=np.int32),
-                       req_indptr, srt[take], line_request)
+                       req_indptr, take_ranges(srt, np.asarray(indptr, dtype=np.int64)[reps], rl), line_request)
 
 
 def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
@@ -247,14 +246,15 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
 
 
 def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarray, ids: list, where_line,
-            where: str, order=None, tok_of=None) -> SparseTrace:
+            where: str, order=None, tok_of=None, ids_unique: bool = False) -> SparseTrace:
     """The checks across lines (unique ids, one token count per chunk) and the sparse model,
     from the lines' interned chunk ids (``seen``: the labels in first-seen order, chunk id x
     being ``seen[x]``; or, with ``order`` given, the chunk ids in sorted label order, as
     ``sorted`` would give it, and ``seen`` the labels in that order, chunk id ``order[i]``
     being ``seen[i]``; ``tok_of``, if given, every chunk's token count, already checked
-    against all its occurrences)."""
-    check_unique_ids(ids, where_line, where)
+    against all its occurrences; ``ids_unique``: the ids are known to be distinct)."""
+    if not ids_unique:
+        check_unique_ids(ids, where_line, where)
     n = len(seen)
     indptr = np.zeros(len(lens_a) + 1, dtype=np.int64)
     np.cumsum(lens_a, out=indptr[1:])
@@ -306,7 +306,8 @@ def read_sparse(path: str, stdin=None, progress=None) -> SparseTrace:
 
     fast = read_fast(path, MAX_CHUNK_TOKENS, progress)
     if fast is not None:
-        return _finish(*fast[:6], where=str(path), order=fast[6], tok_of=fast[7])
+        return _finish(fast.labels, fast.codes, fast.toks, fast.lens, fast.ids, fast.linenos, where=str(path),
+                       order=fast.order, tok_of=fast.tok_of, ids_unique=fast.ids_unique)
     try:
         with open(path, encoding="utf-8") as fh:
             return parse_sparse(fh if progress is None else _reporting(fh, progress), where=str(path))
