@@ -120,6 +120,25 @@ def test_a_label_table_that_grows_inside_a_line(tmp_path, monkeypatch):
     assert len(_read_kernels.new_table()[1]) < n
 
 
+def test_labels_and_ids_outlive_the_batch_they_were_read_in(tmp_path, monkeypatch):
+    """The read buffer is reused from batch to batch; labels and string ids are copied to an
+    arena after each. Long labels (compared byte by byte past 16 bytes) met again in later
+    batches, and ids, must read as the line parser reads them, with batches of a line or two."""
+    rng = random.Random(7)
+    words = ["p" * 16 + s for s in ("", "a", "ab", "b", "é" * 5)] + ["short", "x" * 40]
+    lines = []
+    for j in range(60):
+        chunks = rng.sample(words, rng.randint(1, 4))
+        lines.append(json.dumps({"id": f"request-{j}-" + "q" * rng.randint(0, 30), "chunks": chunks,
+                                 "tokens": [len(c) for c in chunks]}, ensure_ascii=False))
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for batch in (64, 300, 8 << 20):
+        monkeypatch.setattr(fastread, "BATCH_BYTES", batch)
+        assert fastread._read_scan(str(path), 2**32) is not None
+        _same_as_the_parser(path)
+
+
 @st.composite
 def formatted_traces(draw):
     """Random traces in the many spellings JSON allows: key order, spaces, escapes, unicode,

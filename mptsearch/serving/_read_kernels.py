@@ -23,8 +23,8 @@ wanted, ``NaN``, duplicate key names and everything else are refused. Bytes of 1
 are taken inside strings as they are: the caller checks that the batch is UTF-8 first.
 
 Labels get ids in first-seen order, as :func:`.sparse.parse_sparse` numbers them. Per label
-the table row ``lab[x]`` holds (first byte offset or integer value, byte length, hash, token
-count). Expected O(bytes) time; the table keeps fewer than three quarters of its slots in use
+the row ``lab[x]`` holds (the offset of its bytes in the arena, or its integer value; its byte
+length; its token count). Expected O(bytes) time; the table keeps fewer than three quarters of its slots in use
 (:data:`_LOAD`), so 1.1 million labels fit in 2^21 slots of 32 bytes.
 """
 
@@ -34,8 +34,8 @@ import numpy as np
 from .._bits import prefetch
 from .._jit import njit
 
-__all__ = ["scan_lines", "gather", "distinct", "label_order", "label_keys", "settle_runs", "new_table", "grow", "OK",
-           "FALLBACK", "GROW"]
+__all__ = ["scan_lines", "keep_bytes", "gather", "distinct", "label_order", "label_keys", "settle_runs", "new_table",
+           "grow", "OK", "FALLBACK", "GROW"]
 
 OK = 0
 FALLBACK = 1
@@ -314,10 +314,11 @@ def _string_key(buf, s, t):
 
 
 @njit(cache=True, inline="always")
-def _intern_string(buf, s, t, h, w0, w1, table, lab, nlab):
+def _intern_string(buf, s, t, h, w0, w1, table, lab, nlab, nlab0, arena):
     """(id, labels) of the string label ``buf[s:t]`` of key (h, w0, w1), added with the next
-    id if new. A slot holds (id, hash, first 8 bytes, next 8 bytes), so a label of at most 16
-    bytes is found without reading its first occurrence."""
+    id if new (its row holding its offset in ``buf`` until :func:`keep_bytes` copies it to
+    the arena). A slot holds (id, hash, first 8 bytes, next 8 bytes), so a label of at most
+    16 bytes is found without reading its bytes again."""
     mask = len(table) - 1
     n = t - s
     i = h & mask
@@ -327,13 +328,14 @@ def _intern_string(buf, s, t, h, w0, w1, table, lab, nlab):
             break
         if table[i, 1] == h and table[i, 2] == w0 and table[i, 3] == w1:
             # no label holds a NUL byte, so the zero-padded words settle a label of <= 16 bytes;
-            # a longer one is compared from its first occurrence, which a quote ends
+            # a longer one is compared with its bytes: in this batch (ids from nlab0) or the arena
             if n <= 16:
                 return x, nlab
+            src = buf if x >= nlab0 else arena
             o = lab[x, 0]
-            same = buf[o + n] == 34
+            same = lab[x, 1] == n
             for u in range(16, n if same else 16):
-                if buf[o + u] != buf[s + u]:
+                if src[o + u] != buf[s + u]:
                     same = False
                     break
             if same:
@@ -350,18 +352,42 @@ def _intern_string(buf, s, t, h, w0, w1, table, lab, nlab):
 
 
 @njit(cache=True, inline="always")
-def _intern_pending(buf, pend, npend, codes, end, table, lab, nlab):
+def _intern_pending(buf, pend, npend, codes, end, table, lab, nlab, nlab0, arena):
     """Intern the ``npend`` string labels waiting in ``pend`` (their slots prefetched when
     they were read), in order, into ``codes[end - npend:end]``; the new label count. Stops
     early when the label rows are full (``nlab == len(lab)``: the caller grows the table
     and reads the line again)."""
     for k in range(npend):
-        x, nlab = _intern_string(buf, pend[k, 0], pend[k, 1], pend[k, 2], pend[k, 3], pend[k, 4], table, lab, nlab)
+        x, nlab = _intern_string(buf, pend[k, 0], pend[k, 1], pend[k, 2], pend[k, 3], pend[k, 4], table, lab, nlab,
+                                 nlab0, arena)
         codes[end - npend + k] = x
         prefetch(lab, x)  # its token count is checked at the end of the line, after the tokens are read
         if nlab >= len(lab):
             break
     return nlab
+
+
+@njit(cache=True)
+def keep_bytes(buf, kind, lab, nlab0, nlab, id_kind, id_a, id_b, nl0, nl, arena, na):
+    """After a batch: copy the bytes of its new string labels (ids nlab0..nlab-1) and of its
+    lines' string ids (lines nl0..nl-1) from ``buf``, which the next batch reuses, to
+    ``arena[na:]`` (the caller made room: at most the batch's bytes), and point their rows
+    there. The arena bytes used after."""
+    if kind == _KIND_STR:
+        for x in range(nlab0, nlab):
+            s = lab[x, 0]
+            lab[x, 0] = na
+            for u in range(lab[x, 1]):
+                arena[na] = buf[s + u]
+                na += 1
+    for j in range(nl0, nl):
+        if id_kind[j] == 1:
+            s = id_a[j]
+            id_a[j] = na
+            for u in range(id_b[j]):
+                arena[na] = buf[s + u]
+                na += 1
+    return na
 
 
 @njit(cache=True, inline="always")
@@ -388,22 +414,25 @@ def _intern_int(v, table, lab, nlab):
 
 
 @njit(cache=True)
-def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, toks, lens, linenos,
+def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, nlab0, arena, max_tokens, toks, codes, lens, linenos,
                id_kind, id_a, id_b, nl, no):
     """Parse the lines of ``buf[a:b]`` (whole lines; the last may lack its newline).
 
     ``lineno`` is the number of lines before ``a``; ``kind`` the label kind so far (0 none yet,
-    1 strings, 2 integers); ``table``/``lab``/``nlab`` the label table (:func:`new_table`).
-    Occurrences go to ``codes`` (label ids) and ``toks``; each nonblank line to ``lens``,
-    ``linenos`` (1-based), ``id_kind`` (0 none, 1 string, 2 integer) and ``id_a``/``id_b``
-    (the string's byte offset and length, or the integer in ``id_a``), from line ``nl`` and
-    occurrence ``no`` on. The output arrays must hold every line and occurrence of the batch (a
-    line takes at least 20 bytes, an occurrence 4).
+    1 strings, 2 integers); ``table``/``lab``/``nlab`` the label table (:func:`new_table`),
+    labels from ``nlab0`` on first seen in this batch (their rows hold offsets in ``buf``;
+    the earlier ones' offsets in ``arena``, see :func:`keep_bytes`). Occurrences go to
+    ``codes`` (label ids); each nonblank line to ``lens``, ``linenos`` (1-based), ``id_kind``
+    (0 none, 1 string, 2 integer) and ``id_a``/``id_b`` (the string's offset in ``buf`` and
+    length, or the integer in ``id_a``), from line ``nl`` and occurrence ``no`` on; ``toks``
+    holds one line's token counts at a time. The output arrays must hold every line and
+    occurrence of the batch (a line takes at least 20 bytes, an occurrence 4) and ``toks`` a
+    quarter of its bytes.
 
     Returns (status, position, lines, occurrences, lineno, kind, nlab, longest line). With
     status :data:`GROW` the table is full (:func:`_full`) or its label rows are: the caller
-    grows it (:func:`grow`) and calls
-    again from the position returned (the start of a line; the counts are those before it).
+    grows it (:func:`grow`) and calls again from the position returned (the start of a line;
+    the counts are those before it).
     """
     longest = 0
     pend = np.empty((_GROUP, 5), dtype=np.int64)  # string labels waiting: start, end, hash, 2 words
@@ -501,7 +530,7 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
                     p = _skip_ws(buf, p, b)
                     closing = p < b and buf[p] == 93
                     if npend == _GROUP or (closing and npend):
-                        nlab = _intern_pending(buf, pend, npend, codes, no + nc, table, lab, nlab)
+                        nlab = _intern_pending(buf, pend, npend, codes, no + nc, table, lab, nlab, nlab0, arena)
                         npend = 0
                     if nlab >= len(lab):  # the label rows are full: grow them and read this line again
                         return GROW, start, nl, no, lineno - 1, kind, nlab, longest
@@ -518,12 +547,12 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
                 p = _skip_ws(buf, p + 1, b)
                 nt = 0
                 while True:
-                    if no + nt >= len(toks):
+                    if nt >= len(toks):
                         return FALLBACK, p, nl, no, lineno, kind, nlab, longest
                     ok, v, p = _int(buf, p, b)
                     if not ok or v <= 0 or v > max_tokens:
                         return FALLBACK, p, nl, no, lineno, kind, nlab, longest
-                    toks[no + nt] = v
+                    toks[nt] = v
                     nt += 1
                     more, p = _next_item(buf, p, b, 93)
                     if more < 0:
@@ -556,8 +585,8 @@ def scan_lines(buf, a, b, lineno, kind, table, lab, nlab, max_tokens, codes, tok
         elif kind != line_kind:
             return FALLBACK, p, nl, no, lineno, kind, nlab, longest
         # a chunk's token count is the one its first occurrence gave; no chunk twice in a line
-        for u in range(q0, q0 + nc):
-            x = codes[u]
+        for u in range(nc):
+            x = codes[q0 + u]
             if lab[x, 2] == 0:
                 lab[x, 2] = toks[u]
             elif lab[x, 2] != toks[u]:

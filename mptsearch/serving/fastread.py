@@ -79,18 +79,22 @@ def compile_kernels() -> None:
     that a command does so before its clock starts. The arguments have the types
     :func:`_read_scan` passes (numba compiles once per signature: a read-only buffer here
     would leave the writable one of a real read to compile inside the command's clock)."""
-    from ._read_kernels import distinct, gather, grow, label_order, new_table, scan_lines
+    from ._read_kernels import distinct, gather, grow, keep_bytes, label_order, new_table, scan_lines
 
+    arena = np.empty(256, dtype=np.uint8)
+    toks = np.empty(64, dtype=np.int64)
     for text in (b'{"id": "a", "chunks": ["x", "y"], "tokens": [1, 2], "k": null}\n', b'{"chunks": [1], "tokens": [1]}'):
         buf = np.frombuffer(text, dtype=np.uint8).copy()  # writable, as _read_scan's buffer is
         table, lab = new_table(4)
-        cols = [np.zeros(8, dtype=np.int64) for _ in range(7)]
-        _, _, nl, no, _, _, nlab, _ = scan_lines(buf, 0, len(buf), 0, 0, table, lab, 0, 2**32, *cols, 0, 0)
+        cols = [np.zeros(8, dtype=np.int64) for _ in range(6)]
+        _, _, nl, no, _, kind, nlab, _ = scan_lines(buf, 0, len(buf), 0, 0, table, lab, 0, 0, arena, 2**32, toks, *cols,
+                                                    0, 0)
         table, lab = grow(table, lab, nlab)
-    gather(buf, cols[5][:1], cols[6][:1])
-    distinct(buf, cols[5][:2], cols[6][:2])
-    label_order(buf, lab[:1, 0], lab[:1, 1])
-    _repeats(cols[2][:1], cols[0][:1], 2)
+        keep_bytes(buf, kind, lab, 0, nlab, *cols[3:], 0, nl, arena, 0)
+    gather(arena, cols[4][:1], cols[5][:1])
+    distinct(arena, cols[4][:2], cols[5][:2])
+    label_order(arena, lab[:2, 0], lab[:2, 1])
+    _repeats(cols[1][:1], cols[0][:1], 2)
 
 
 class _Fallback(Exception):
@@ -196,90 +200,117 @@ def _read_orjson(path: str, max_tokens: int, progress=None):
 
 
 def _read_scan(path: str, max_tokens: int, progress=None):
-    """:func:`read_fast`'s first reader (the compiled pass, see the module docstring)."""
-    from ._read_kernels import GROW, OK, distinct, gather, grow, label_order, new_table, scan_lines
+    """:func:`read_fast`'s first reader (the compiled pass, see the module docstring).
+
+    The file is read in batches of whole lines into one buffer of :data:`BATCH_BYTES`, reused
+    (doubled for a longer line); after each batch the bytes of its new labels and its string
+    ids are copied into an arena (:func:`._read_kernels.keep_bytes`), so memory holds the
+    labels and ids, not the file, and no fresh page is touched for the file's bytes."""
+    from ._read_kernels import GROW, OK, distinct, gather, grow, keep_bytes, label_order, new_table, scan_lines
 
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            buf = np.empty(size + 1, dtype=np.uint8)  # one byte more: a file that grew is noticed
+            buf = np.empty(max(BATCH_BYTES, 64), dtype=np.uint8)
             view = memoryview(buf)
+            arena = np.empty(min(size, BATCH_BYTES) + 64, dtype=np.uint8)
+            toks = np.empty(0, dtype=np.int64)  # one line's token counts at a time
             table, lab = new_table()
             out = _Columns()
-            nlab = kind = lineno = longest = nl = no = 0
-            got = done = 0
+            nlab = na = kind = lineno = longest = nl = no = 0
+            keep = done = total = 0  # bytes of a partial line at the buffer's start; of the file handled; read
             while True:
-                n = fh.readinto(view[got:got + BATCH_BYTES])
-                got += n
-                if got > size:
+                if keep == len(buf):  # a line longer than the buffer
+                    buf = np.concatenate((buf, np.empty(len(buf), dtype=np.uint8)))
+                    view = memoryview(buf)
+                n = fh.readinto(view[keep:])
+                total += n
+                if total > size:
                     return None  # the file grew while read: the line parser reads it as it is then
-                end = _last_newline(view, done, got) if n else got
-                if end > done:
-                    if buf[done:end].max() >= 128:
-                        codecs.utf_8_decode(view[done:end], "strict", True)  # UnicodeDecodeError: not UTF-8
-                    out.reserve(nl, no, end - done, size / max(done, 1))
-                    at = done
+                got = keep + n
+                end = _last_newline(view, 0, got) if n else got
+                if end > 0:
+                    if buf[:end].max() >= 128:
+                        codecs.utf_8_decode(view[:end], "strict", True)  # UnicodeDecodeError: not UTF-8
+                    out.reserve(nl, no, end, size / max(done, 1))
+                    if len(toks) < end // 4 + 2:
+                        toks = np.empty(end // 4 + 2, dtype=np.int64)
+                    at, nlab0, nl0 = 0, nlab, nl
                     while True:
                         status, at, nl, no, lineno, kind, nlab, big = scan_lines(
-                            buf, at, end, lineno, kind, table, lab, nlab, max_tokens, *out.arrays, nl, no)
+                            buf, at, end, lineno, kind, table, lab, nlab, nlab0, arena, max_tokens, toks, *out.arrays,
+                            nl, no)
                         longest = max(longest, big)
                         if status != GROW:
                             break
                         table, lab = grow(table, lab, nlab)
                     if status != OK:
                         return None
-                    done = end
+                    if na + end > len(arena):  # the batch's new labels and ids take at most its bytes
+                        arena = _grown(arena, na, na + end)
+                    na = keep_bytes(buf, kind, lab, nlab0, nlab, *out.arrays[3:], nl0, nl, arena, na)
+                    done += end
                     if progress is not None:
                         progress(done)
+                keep = got - end
+                buf[:keep] = buf[end:got].copy()
                 if not n:
                     break
     except (OSError, UnicodeDecodeError, MemoryError):
         return None
     if not nl:
         return None
-    codes, toks, lens, linenos, id_kind, id_a, id_b = (a[:no] if k < 2 else a[:nl] for k, a in enumerate(out.arrays))
+    codes, lens, linenos, id_kind, id_a, id_b = (a[:no] if k < 1 else a[:nl] for k, a in enumerate(out.arrays))
     if longest > 32 and _repeats(lens, codes, nlab):  # the scan compared shorter lines' chunks itself
         return None
     # the labels in sorted order, decoded in that order (no list of them in first-seen order)
     if kind == 1:
-        order = label_order(buf, lab[:nlab, 0], lab[:nlab, 1])
-        labels = _decode_joined(gather(buf, lab[order, 0], lab[order, 1]))
+        order = label_order(arena, lab[:nlab, 0], lab[:nlab, 1])
+        labels = _decode_joined(gather(arena, lab[order, 0], lab[order, 1]))
     else:
         order = np.argsort(lab[:nlab, 0], kind="stable")
         labels = lab[order, 0].tolist()
     strs = id_kind == 1
     unique = False
     if strs.all():
-        ids = _decode_joined(gather(buf, id_a, id_b))
-        unique = distinct(buf, id_a, id_b)  # equal strings without escapes are equal bytes
+        ids = _decode_joined(gather(arena, id_a, id_b))
+        unique = distinct(arena, id_a, id_b)  # equal strings without escapes are equal bytes
     else:
         ids = np.where(id_kind == 2, id_a, linenos).tolist()
         if strs.any():
             at = np.flatnonzero(strs)
-            for j, rid in zip(at.tolist(), _decode_joined(gather(buf, id_a[at], id_b[at]))):
+            for j, rid in zip(at.tolist(), _decode_joined(gather(arena, id_a[at], id_b[at]))):
                 ids[j] = rid
-    return FastRead(labels, codes, toks, lens, ids, linenos, order, lab[:nlab, 2].copy(), unique)
+    return FastRead(labels, codes, None, lens, ids, linenos, order, lab[:nlab, 2].copy(), unique)
+
+
+def _grown(a: np.ndarray, used: int, need: int) -> np.ndarray:
+    """``a`` (its first ``used`` entries kept) in an array of at least ``need`` entries,
+    doubled at least."""
+    b = np.empty(max(need, 2 * len(a)), dtype=a.dtype)
+    b[:used] = a[:used]
+    return b
 
 
 class _Columns:
-    """The scan's output arrays (occurrences: chunk ids, token counts; lines: lengths, line
-    numbers, id kinds, id fields), grown ahead of each batch to hold anything it may add."""
+    """The scan's output arrays (occurrences: chunk ids; lines: lengths, line numbers, id
+    kinds, id fields), grown ahead of each batch to hold anything it may add."""
 
     def __init__(self):
-        self.arrays = tuple(np.empty(0, dtype=np.int64) for _ in range(7))
+        self.arrays = tuple(np.empty(0, dtype=np.int64) for _ in range(6))
 
     def reserve(self, nl: int, no: int, nbytes: int, scale: float) -> None:
         """Room for ``nbytes`` more bytes after ``nl`` lines and ``no`` occurrences, which
         came from a part of the file ``scale`` times smaller than the whole."""
         need_o, need_l = no + nbytes // 4 + 2, nl + nbytes // 20 + 2
-        if need_o <= len(self.arrays[0]) and need_l <= len(self.arrays[2]):
+        if need_o <= len(self.arrays[0]) and need_l <= len(self.arrays[1]):
             return
         # the rest of the file as dense as what was read, then half as much again each time
         want_o = max(int(no * scale * 1.1) + need_o - no, len(self.arrays[0]) * 3 // 2)
-        want_l = max(int(nl * scale * 1.1) + need_l - nl, len(self.arrays[2]) * 3 // 2)
+        want_l = max(int(nl * scale * 1.1) + need_l - nl, len(self.arrays[1]) * 3 // 2)
         grown = []
         for k, a in enumerate(self.arrays):
-            used, want = (no, want_o) if k < 2 else (nl, want_l)
+            used, want = (no, want_o) if k < 1 else (nl, want_l)
             b = np.empty(max(want, len(a)), dtype=np.int64)
             b[:used] = a[:used]
             grown.append(b)
