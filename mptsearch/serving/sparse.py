@@ -286,7 +286,7 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
     remap[np.asarray(srt, dtype=np.int64)] = np.arange(n, dtype=np.int64)
     weights = np.empty(n, dtype=np.int64)
     weights[remap] = tok_of
-    return _assemble(ids, labels, weights, indptr, remap[flat_a].astype(np.int32))
+    return _assemble(ids, labels, weights, indptr, remap.astype(np.int32)[flat_a])  # int32 ids, no int64 copy
 
 
 def read_sparse(path: str, stdin=None, progress=None) -> SparseTrace:
