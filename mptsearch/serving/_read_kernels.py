@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from .._bits import prefetch
 from .._jit import njit
+from ._sparse_kernels import empty_slots
 
 __all__ = ["scan_lines", "keep_bytes", "gather", "distinct", "label_order", "label_keys", "settle_runs", "new_table",
            "grow", "OK", "FALLBACK", "GROW"]
@@ -634,11 +635,8 @@ def distinct(buf, starts, lengths):
     of their keys, :func:`_string_key`; equal keys compared byte by byte). Expected O(total
     length)."""
     n = len(starts)
-    cap = 2
-    while cap < 2 * n:
-        cap *= 2
-    mask = cap - 1
-    slot = np.full(cap, -1, dtype=np.int64)
+    slot = empty_slots(n)
+    mask = len(slot) - 1
     keys = np.empty(n, dtype=np.int64)
     for x in range(n):
         h, w0, w1 = _string_key(buf, starts[x], starts[x] + lengths[x])

@@ -305,17 +305,23 @@ def _coldest_first(seq, s, k, count, order):
         order[u] = v
 
 
+@njit(cache=True, inline="always")
+def empty_slots(n):
+    """An open-addressing table for n keys: a power of two of at least 2n slots, all -1."""
+    cap = 2
+    while cap < 2 * n:
+        cap *= 2
+    return np.full(cap, -1, dtype=np.int64)
+
+
 @njit(cache=True)
 def duplicate_groups(indptr, seq):
     """Group number of every row, rows with equal sequences sharing one, numbered in order of
     first occurrence: an open-addressing hash table of the rows seen (each a representative).
     O(L) expected time for rows of total length L."""
     m = len(indptr) - 1
-    cap = 2
-    while cap < 2 * m:
-        cap *= 2
-    mask = cap - 1
-    table = np.full(cap, -1, dtype=np.int64)
+    table = empty_slots(m)
+    mask = len(table) - 1
     g = np.empty(m, dtype=np.int64)
     slot = np.empty(m, dtype=np.int64)  # every row's first slot, hashed ahead so it can be prefetched
     for r in range(m):
