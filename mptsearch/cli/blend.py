@@ -78,12 +78,13 @@ def blend(instance, r, price, beta, per_answer, is_trace, method, rule, max_layo
 def _trace(path, params, method, rule, as_json, quiet, out):
     from ..blend.trace import blend_trace
     from ..serving.layout import compile_kernels
-    from ..serving.sparse import read_sparse
     from ._common import LAYOUT_KERNELS
+    from .serving import _check_trace, _read
 
-    tr = read_sparse(path)
+    _check_trace(path, None)  # a missing file or a folder is refused before a first run compiles
     announce_compile(*LAYOUT_KERNELS, quiet=quiet)
-    compile_kernels()  # compiled (first run) or loaded from numba's cache
+    compile_kernels()  # compiled (first run) or loaded from numba's cache, the reader's kernels too
+    tr = _read(path, None, quiet)  # as layout reads it: the memory check, a bar on a large trace
     res = blend_trace(tr, method, params, rule)
     if out is not None:
         write_json(out, res)
