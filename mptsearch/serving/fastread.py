@@ -16,11 +16,13 @@ names the offending line, then decides):
    that is not a positive integer up to the limit, an unreadable file.
 
 The checks across lines (unique ids, one token count per chunk) are the caller's, for every
-path (the first path also checks the token counts itself, and refuses a mismatch).
+path (the first path checks the token counts itself, and string ids distinct on their bytes,
+and refuses a mismatch or leaves a repeated id to the caller's message).
 
-O(file size) time. The first path holds the file's bytes while it reads (plus 16 bytes per
-chunk occurrence); the second O(batch + sum of request sizes) memory, labels interned per
-batch, so only one string per distinct chunk is kept.
+O(file size) time. The first path holds one batch of the file at a time, the bytes of the
+distinct labels and of the ids (an arena), and 8 bytes per chunk occurrence; the second
+O(batch + sum of request sizes) memory, labels interned per batch, so only one string per
+distinct chunk is kept.
 """
 
 from __future__ import annotations
