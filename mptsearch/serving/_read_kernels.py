@@ -24,8 +24,8 @@ are taken inside strings as they are: the caller checks that the batch is UTF-8 
 
 Labels get ids in first-seen order, as :func:`.sparse.parse_sparse` numbers them. Per label
 the row ``lab[x]`` holds (the offset of its bytes in the arena, or its integer value; its byte
-length; its token count). Expected O(bytes) time; the table keeps fewer than three quarters of its slots in use
-(:data:`_LOAD`), so 1.1 million labels fit in 2^21 slots of 32 bytes.
+length; its token count). Expected O(bytes) time; the table keeps fewer than three quarters
+of its slots in use (:data:`_LOAD`), so 1.1 million labels fit in 2^21 slots of 32 bytes.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from .._bits import prefetch
 from .._jit import njit
-from ._sparse_kernels import empty_slots
+from ._sparse_kernels import empty_slots, put
 
 __all__ = ["scan_lines", "keep_bytes", "gather", "distinct", "label_order", "label_keys", "settle_runs", "new_table",
            "grow", "OK", "FALLBACK", "GROW"]
@@ -378,16 +378,12 @@ def keep_bytes(buf, kind, lab, nlab0, nlab, id_kind, id_a, id_b, nl0, nl, arena,
         for x in range(nlab0, nlab):
             s = lab[x, 0]
             lab[x, 0] = na
-            for u in range(lab[x, 1]):
-                arena[na] = buf[s + u]
-                na += 1
+            na = put(arena, na, buf, s, s + lab[x, 1])
     for j in range(nl0, nl):
         if id_kind[j] == 1:
             s = id_a[j]
             id_a[j] = na
-            for u in range(id_b[j]):
-                arena[na] = buf[s + u]
-                na += 1
+            na = put(arena, na, buf, s, s + id_b[j])
     return na
 
 
@@ -622,10 +618,7 @@ def gather(buf, starts, lengths):
         if i:
             out[p] = 10
             p += 1
-        s = starts[i]
-        for u in range(lengths[i]):
-            out[p] = buf[s + u]
-            p += 1
+        p = put(out, p, buf, starts[i], starts[i] + lengths[i])
     return out
 
 

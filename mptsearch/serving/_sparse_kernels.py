@@ -116,6 +116,15 @@ def lex_order(indptr: np.ndarray, seq: np.ndarray) -> np.ndarray:
     return a
 
 
+@njit(cache=True, inline="always")
+def put(out, p, src, s, e):
+    """Copy ``src[s:e]`` into ``out`` from position p; the position after it."""
+    for q in range(s, e):
+        out[p] = src[q]
+        p += 1
+    return p
+
+
 @njit(cache=True)
 def take_ranges(src, starts, lens):
     """``src[s:s+l]`` for every (s, l) of ``starts``/``lens``, concatenated (what
@@ -126,10 +135,7 @@ def take_ranges(src, starts, lens):
     out = np.empty(total, dtype=src.dtype)
     p = 0
     for i in range(len(starts)):
-        s = starts[i]
-        for t in range(lens[i]):
-            out[p] = src[s + t]
-            p += 1
+        p = put(out, p, src, starts[i], starts[i] + lens[i])
     return out
 
 

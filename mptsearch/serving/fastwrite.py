@@ -21,6 +21,7 @@ from json.encoder import encode_basestring
 import numpy as np
 from .._bits import prefetch
 from .._jit import njit
+from ._sparse_kernels import put
 
 __all__ = ["write_layout", "encode_all", "BUFFER_BYTES"]
 
@@ -109,14 +110,6 @@ def _utf8(text: str) -> bool:
     return True
 
 
-@njit(cache=True, inline="always")
-def _put(out, p, src, s, e):
-    for q in range(s, e):
-        out[p] = src[q]
-        p += 1
-    return p
-
-
 @njit(cache=True)
 def _records(lab, lab_off, tok, tok_off):
     """Every label's encoding and its token count's side by side in one byte string, and per
@@ -128,9 +121,9 @@ def _records(lab, lab_off, tok, tok_off):
     p = 0
     for x in range(n):
         loc[x, 0] = p
-        p = _put(rec, p, lab, lab_off[x], lab_off[x + 1])
+        p = put(rec, p, lab, lab_off[x], lab_off[x + 1])
         loc[x, 1] = p
-        p = _put(rec, p, tok, tok_off[x], tok_off[x + 1])
+        p = put(rec, p, tok, tok_off[x], tok_off[x + 1])
         loc[x, 2] = p
     return rec, loc
 
@@ -178,9 +171,9 @@ def _put_joined(out, p, rec, loc, seq, s, e, sep, col):
     of ``rec``) of the chunks seq[s:e], joined by ``sep``; the new position."""
     for q in range(s, e):
         if q > s:
-            p = _put(out, p, sep, 0, len(sep))
+            p = put(out, p, sep, 0, len(sep))
         x = seq[q]
-        p = _put(out, p, rec, loc[x, col], loc[x, col + 1])
+        p = put(out, p, rec, loc[x, col], loc[x, col + 1])
     return p
 
 
@@ -208,15 +201,15 @@ def _fill(out, a, indptr, seq, rec, loc, ids, id_off, srv, head, chunks, sep, to
             size += loc[seq[q], 2] - loc[seq[q], 0]
         if p + size > len(out):
             break
-        p = _put(out, p, head, 0, len(head))
-        p = _put(out, p, ids, id_off[j], id_off[j + 1])
-        p = _put(out, p, chunks, 0, len(chunks))
+        p = put(out, p, head, 0, len(head))
+        p = put(out, p, ids, id_off[j], id_off[j + 1])
+        p = put(out, p, chunks, 0, len(chunks))
         p = _put_joined(out, p, rec, loc, seq, s, e, sep, 0)  # the labels
-        p = _put(out, p, tokens, 0, len(tokens))
+        p = put(out, p, tokens, 0, len(tokens))
         p = _put_joined(out, p, rec, loc, seq, s, e, sep, 1)  # their token counts
-        p = _put(out, p, serve, 0, len(serve))
+        p = put(out, p, serve, 0, len(serve))
         p = _digits(out, p, srv[j])
-        p = _put(out, p, end, 0, len(end))
+        p = put(out, p, end, 0, len(end))
         j += 1
     return j, p
 
