@@ -254,8 +254,6 @@ def grow(table, lab, nlab):
     mask = cap - 1
     out = np.full((cap, 4), -1, dtype=np.int64)
     for k in range(len(table)):
-        if k + 16 < len(table) and table[k + 16, 0] >= 0:
-            prefetch(out, table[k + 16, 1] & mask)  # random writes: their misses overlap
         if table[k, 0] >= 0:
             i = table[k, 1] & mask
             while out[i, 0] >= 0:
