@@ -223,7 +223,7 @@ def _read_scan(path: str, max_tokens: int, progress=None):
             keep = done = total = 0  # bytes of a partial line at the buffer's start; of the file handled; read
             while True:
                 if keep == len(buf):  # a line longer than the buffer
-                    buf = np.concatenate((buf, np.empty(len(buf), dtype=np.uint8)))
+                    buf = _grown(buf, keep, 2 * len(buf))
                     view = memoryview(buf)
                 n = fh.readinto(view[keep:])
                 total += n
@@ -249,7 +249,7 @@ def _read_scan(path: str, max_tokens: int, progress=None):
                     if status != OK:
                         return None
                     if na + end > len(arena):  # the batch's new labels and ids take at most its bytes
-                        arena = _grown(arena, na, na + end)
+                        arena = _grown(arena, na, max(na + end, 2 * len(arena)))
                     na = keep_bytes(buf, kind, lab, nlab0, nlab, *out.arrays[3:], nl0, nl, arena, na)
                     done += end
                     if progress is not None:
@@ -286,10 +286,9 @@ def _read_scan(path: str, max_tokens: int, progress=None):
     return FastRead(labels, codes, None, lens, ids, linenos, order, lab[:nlab, 2].copy(), unique)
 
 
-def _grown(a: np.ndarray, used: int, need: int) -> np.ndarray:
-    """``a`` (its first ``used`` entries kept) in an array of at least ``need`` entries,
-    doubled at least."""
-    b = np.empty(max(need, 2 * len(a)), dtype=a.dtype)
+def _grown(a: np.ndarray, used: int, size: int) -> np.ndarray:
+    """A new array of ``size`` entries of ``a``'s type holding ``a``'s first ``used``."""
+    b = np.empty(size, dtype=a.dtype)
     b[:used] = a[:used]
     return b
 
@@ -313,9 +312,7 @@ class _Columns:
         grown = []
         for k, a in enumerate(self.arrays):
             used, want = (no, want_o) if k < 1 else (nl, want_l)
-            b = np.empty(max(want, len(a)), dtype=np.int64)
-            b[:used] = a[:used]
-            grown.append(b)
+            grown.append(_grown(a, used, max(want, len(a))))
         self.arrays = tuple(grown)
 
 
