@@ -252,7 +252,8 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
     being ``seen[x]``; or, with ``order`` given, the chunk ids in sorted label order, as
     ``sorted`` would give it, and ``seen`` the labels in that order, chunk id ``order[i]``
     being ``seen[i]``; ``tok_of``, if given, every chunk's token count, already checked
-    against all its occurrences; ``ids_unique``: the ids are known to be distinct)."""
+    against all its occurrences, and given whenever ``order`` is; ``ids_unique``: the ids
+    are known to be distinct)."""
     if not ids_unique:
         check_unique_ids(ids, where_line, where)
     n = len(seen)
@@ -272,7 +273,7 @@ def _finish(seen: list, flat_a: np.ndarray, toks_a: np.ndarray, lens_a: np.ndarr
         p = int(bad[0])
         row = int(np.searchsorted(indptr, p, side="right")) - 1
         x = int(flat_a[p])
-        lab = seen[x] if order is None else seen[int(np.flatnonzero(order == x)[0])]
+        lab = seen[x]  # first-seen order: ``order`` comes only with ``tok_of``, so this is not reached then
         row0 = int(np.searchsorted(indptr, first_pos[x], side="right")) - 1
         raise _bad(where, where_line[row], f"chunk {lab!r} has {int(toks_a[p])} tokens but line "
                                            f"{where_line[row0]} gave it {int(tok_of[x])}")
