@@ -81,10 +81,10 @@ def _trace(path, params, method, rule, as_json, quiet, out):
     from ._common import LAYOUT_KERNELS
     from .serving import _check_trace, _read
 
-    _check_trace(path, None)  # a missing file or a folder is refused before a first run compiles
+    _check_trace(path, None)  # a missing file, a folder or too large a trace: refused before a first run compiles
     announce_compile(*LAYOUT_KERNELS, quiet=quiet)
     compile_kernels()  # compiled (first run) or loaded from numba's cache, the reader's kernels too
-    tr = _read(path, None, quiet)  # as layout reads it: the memory check, a bar on a large trace
+    tr = _read(path, quiet)  # as layout reads it, with a bar on a large trace
     res = blend_trace(tr, method, params, rule)
     if out is not None:
         write_json(out, res)

@@ -15,12 +15,12 @@ from ._common import LAYOUT_KERNELS, SIMULATE_KERNELS, StepBar, announce_compile
 _METHODS = ("all", "production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
 
 
-def _read(trace: str, max_memory: str | None, quiet: bool = False):
-    """Check the memory budget against the file, then read it into the sparse model, with a
-    bar of the bytes read on a terminal once reading has taken a second or two."""
+def _read(trace: str, quiet: bool = False):
+    """Read the trace into the sparse model, with a bar of the bytes read on a terminal once
+    reading has taken a second or two. The caller has checked it (:func:`_check_trace`: a
+    missing file, a folder, the memory budget) before compiling."""
     from ..serving.sparse import read_sparse
 
-    _check_trace(trace, max_memory)
     bar = None if trace == "-" else _common.progress_bar(
         quiet, total=os.path.getsize(trace), unit="B", unit_scale=True, unit_divisor=1024, desc="read", delay=1.5,
         leave=False)
@@ -86,7 +86,7 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
     try:
         t0, c0 = time.perf_counter(), time.process_time()
         step("read")
-        tr = _read(trace, max_memory, quiet)
+        tr = _read(trace, quiet)
         t_read, c_read = time.perf_counter() - t0, time.process_time() - c0
         s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound,
                            progress=step)
@@ -210,7 +210,7 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
     step = StepBar(quiet, 2 + bool(layout_file), "simulate")
     try:
         step("read")
-        tr = _read(trace, None, quiet)
+        tr = _read(trace, quiet)
         if layout_file:
             step("read layout")
         lay = read_layout(tr, layout_file) if layout_file else Layout(tr.indptr, tr.chunks)
