@@ -155,7 +155,7 @@ def table_md(head, reach_rows, meta) -> str:
 
 def recertify_anneal() -> dict:
     """Re-certify the rows of results/anneal/table.json: each best find's OPT_free and OPT_glob
-    through the two-method verification of :func:`mptsearch.search.certificate.verification`;
+    through the two-method verification of :func:`mptsearch.verify.twomethod.verification`;
     rewrite table.json (a ``verification`` and ``certified`` per row) and table.md from it."""
     from mptsearch.instance import parse_instance
     from mptsearch.search.certificate import verification

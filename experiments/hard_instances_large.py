@@ -5,7 +5,7 @@ The annealer evaluates OPT_free at every step inside its compiled loop: by the s
 (O(3^m), so m <= 16) or, for unit weights on <= 7 chunks, by the prefix-set search, whose cost
 grows with the universe and not with m. So past m = 16 it can search unit-weight families on 7
 chunks only (at most 127 distinct requests); their finds are certified by the prefix-set search
-and the closure MIP, two independent methods (mptsearch/search/verification.py). Weighted
+and the closure MIP, two independent methods (mptsearch/verify/twomethod.py). Weighted
 families, or more chunks, at m >= 50 would need OPT_free from the closure program
 (:func:`mptsearch.exact.auto.opt_free_exact`) at every step, outside the compiled loop; the
 probe times one such evaluation on the families those searches would visit (random weighted

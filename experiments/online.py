@@ -72,7 +72,7 @@ def drop_first_exact(k: int, length: int) -> tuple[int, list, int]:
     """(max OPT_free over every choice sequence, a maximiser, number of sequences)."""
     from mptsearch.exact.free import opt_free
     from mptsearch.instance import from_lists
-    from mptsearch.online_families import drop_first_gadget
+    from mptsearch.families.online import drop_first_gadget
 
     best, arg, count = -1, None, 0
     for firsts in drop_first_choices(k, length):
@@ -88,7 +88,7 @@ def length_bound_rows(k: int, m: int, drop: list[dict]) -> list[dict]:
     is forced to (min(k, m // W) + 1)/2 (nested chain, requests of at most k chunks) and to
     max over L <= m // W of k L / B(k, L) (exactly k chunks; B exhaustive where computed, else
     the closed forms of Lemma 3); 1 when W >= m (the offline optimum is available)."""
-    from mptsearch.online_families import caterpillar_bound, segment_bound
+    from mptsearch.families.online import caterpillar_bound, segment_bound
 
     ex = {int(r["L"]): Fraction(r["ratio"]) for r in drop if int(r["k"]) == k}
     rows = []
@@ -249,7 +249,7 @@ def _opt_cached():
 
 def sliding_rows() -> list[dict]:
     """OPT_free of sliding(k, L) by the exact DP against Theorem 3c (k = 2..5, L <= 12)."""
-    from mptsearch.online_games import sliding_opt_free_lower
+    from mptsearch.online.games import sliding_opt_free_lower
 
     opt = _opt_cached()
     rows = []
@@ -267,7 +267,7 @@ def game_rows(deep: bool) -> list[dict]:
     worst case over every canonical sequence up to a length."""
     import time
 
-    from mptsearch.online_games import adversary_forces, greedy_oldest, nested_lower_bound, worst_ratio
+    from mptsearch.online.games import adversary_forces, greedy_oldest, nested_lower_bound, worst_ratio
 
     opt = _opt_cached()
     rows = []
@@ -288,7 +288,7 @@ def game_rows(deep: bool) -> list[dict]:
 def greedy_trace_rows() -> list[dict]:
     """Section 9: greedy-oldest (a W = 1 rule, blind to token weights) against ``online_layout`` on
     the committed small trace tests/data/serving_small.jsonl (token weights, unbounded cache)."""
-    from mptsearch.online_games import greedy_oldest
+    from mptsearch.online.games import greedy_oldest
     from mptsearch.serving.online import online_layout
     from mptsearch.serving.trace import read_trace, sequences_cost
 
@@ -310,10 +310,10 @@ def main(argv=None):
     p.add_argument("--random", type=int, default=200, help="random sequences for the upper-bound check")
     p.add_argument("--deep", action="store_true", help="also greedy-oldest's worst case at k = 4, L = 4 (minutes)")
     args = p.parse_args(argv)
-    from mptsearch.online_families import (caterpillar_bound, deterministic_lower_bound,
+    from mptsearch.families.online import (caterpillar_bound, deterministic_lower_bound,
                                            random_drop_value, randomized_lower_bound, segment_bound)
 
-    from mptsearch.online_games import (drop_first_cap, nested_lower_bound, random_nested_lower_bound,
+    from mptsearch.online.games import (drop_first_cap, nested_lower_bound, random_nested_lower_bound,
                                         random_nested_value)
 
     run = Run("online", {"exhaustive": KS_EXHAUSTIVE, "random": args.random, "frontier_windows": WINDOWS,

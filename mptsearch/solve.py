@@ -200,7 +200,7 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         candidates.append((s.values["greedy"], "greedy", lay, None))
     if "heaviest_first" in methods:
         # within k OPT_free for requests of at most k chunks (docs/approximation.md, Theorem B1)
-        from .approximation import heaviest_first_order
+        from .heuristics.approximation import heaviest_first_order
         from .trie import order_layout, trie_cost
         lay = timed("heaviest_first", lambda: order_layout(inst, heaviest_first_order(inst)))
         s.values["heaviest_first"] = trie_cost(inst, lay)
@@ -211,7 +211,7 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
         if inst.m > MAX_INTERVAL_DP_M:
             s.skipped["interval_dp"] = f"m={inst.m} requests exceeds {MAX_INTERVAL_DP_M} (O(m^3) time)"
         else:
-            from .approximation import interval_hierarchy
+            from .heuristics.approximation import interval_hierarchy
             from .trie import trie_cost
             h, _ = timed("interval_dp", lambda: interval_hierarchy(inst))
             lay = h.layout(inst)

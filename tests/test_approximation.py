@@ -14,7 +14,7 @@ from itertools import combinations, permutations, product
 import numpy as np
 import pytest
 
-from mptsearch.approximation import (HEURISTICS, best_of, heaviest_first, heaviest_first_tight, interval_dp,
+from mptsearch.heuristics.approximation import (HEURISTICS, best_of, heaviest_first, heaviest_first_tight, interval_dp,
                                      interval_hierarchy)
 from mptsearch.bounds import balanced_hierarchy, c1p_bound
 from mptsearch.cli import main

@@ -303,7 +303,7 @@ def _c_prime(p, k):
 
 
 def test_p8_first_copy_bound_and_approximation():
-    from mptsearch.approximation import heaviest_first_order
+    from mptsearch.heuristics.approximation import heaviest_first_order
     from mptsearch.blend.heuristic import node_table, price_first
     from mptsearch.trie import order_layout
 

@@ -8,7 +8,7 @@ from itertools import permutations
 
 import pytest
 
-from mptsearch.approximation import class_order_candidates, class_orders, class_orders_tight
+from mptsearch.heuristics.approximation import class_order_candidates, class_orders, class_orders_tight
 from mptsearch.exact.free import opt_free
 from mptsearch.exact.glob import opt_glob
 from mptsearch.families import random_instance, sunflowers, sunflowers_layout

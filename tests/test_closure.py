@@ -192,7 +192,7 @@ def test_auto_picks_by_size_and_says_which():
 
 
 def test_online_sliding_past_the_dp_uses_the_closure_program():
-    from mptsearch.online_families import online_family_summary
+    from mptsearch.families.online import online_family_summary
 
     by_dp = online_family_summary("online-sliding", 3, 6, 3, max_free_m=18)
     by_closure = online_family_summary("online-sliding", 3, 6, 3, max_free_m=10)

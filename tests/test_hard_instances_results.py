@@ -9,7 +9,7 @@ import pytest
 
 from experiments.hard_instances import APPROX, ONLINE, table_md
 from mptsearch.canonical import canonical_form
-from mptsearch.heuristic_families import greedy_trap
+from mptsearch.families.heuristic import greedy_trap
 from mptsearch.instance import compact, from_lists
 from mptsearch.search.objective import objective_value
 

@@ -1,4 +1,4 @@
-"""G(q, W), the greedy trap (mptsearch/heuristic_families.py): greedy's proved cost, the proof's
+"""G(q, W), the greedy trap (mptsearch/families/heuristic.py): greedy's proved cost, the proof's
 layout, the exact OPT_free where the DP reaches, and the ``mptsearch family`` entry."""
 
 import json
@@ -8,7 +8,7 @@ import pytest
 
 from mptsearch.cli import main
 from mptsearch.exact.free import opt_free
-from mptsearch.heuristic_families import greedy_trap, greedy_trap_layout, greedy_trap_summary
+from mptsearch.families.heuristic import greedy_trap, greedy_trap_layout, greedy_trap_summary
 from mptsearch.heuristics.greedy import greedy
 from mptsearch.search.objective import objective_value
 from mptsearch.trie import trie_cost

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from mptsearch._kernels.layouts import rows_cost
 from mptsearch.exact.free import opt_free
 from mptsearch.heuristics.greedy import greedy
-from mptsearch.approximation import heaviest_first, heaviest_first_order
+from mptsearch.heuristics.approximation import heaviest_first, heaviest_first_order
 from mptsearch.heuristics.registry import HEURISTICS, heuristic, layout_and_cost, searchable
 from mptsearch.instance import from_compact, from_lists
 from mptsearch.search.objective import objective_value
@@ -100,7 +100,7 @@ def test_unknown_and_unsearchable_heuristics_are_refused():
 @settings(max_examples=60, deadline=None)
 @given(instances(max_n=7, max_m=7, max_weight=6))
 def test_best_of_kernel_is_the_cheaper_of_the_two_and_pairs_are_read(inst):
-    """The BEST_OF code (the twin of mptsearch.approximation.best_of) is the minimum of the
+    """The BEST_OF code (the twin of mptsearch.heuristics.approximation.best_of) is the minimum of the
     heaviest-first and agglomerative twins and equals best_of's cost; a heuristic returning the
     pair (layout in labels, cost) is read like one returning a result object."""
     import numpy as np

@@ -17,7 +17,7 @@ import pytest
 from mptsearch.exact.free import opt_free
 from mptsearch.families import min_external_path_length
 from mptsearch.instance import from_lists
-from mptsearch.online_games import (adversary_forces, drop_first_cap, greedy_oldest, nested_chain_adversary,
+from mptsearch.online.games import (adversary_forces, drop_first_cap, greedy_oldest, nested_chain_adversary,
                                     nested_chain_responses, nested_lower_bound, random_nested_lower_bound,
                                     random_nested_value, sliding_opt_free, sliding_opt_free_lower, worst_ratio)
 from mptsearch.serving.online import OnlineLayouter
@@ -371,7 +371,7 @@ def test_slot_interleaving_accounting(W, seed):
     blocks adversary whose W - 1 unfinished copies each hold n - 1 disjoint requests, so the
     loss (W - 1) k (n - 1) is attained and the stopped copies pay exactly rho' (OPT_free - loss):
     a smaller loss term fails (at W >= 3 also W k (n - 2) and W (k - 1)(n - 1))."""
-    from mptsearch.online_games import nested_chain_strategy, slot_interleave
+    from mptsearch.online.games import nested_chain_strategy, slot_interleave
 
     k, copies = 3, 5
     reqs, orders, owner = slot_interleave(nested_chain_strategy(k, stop_on_smallest=True), W, copies,

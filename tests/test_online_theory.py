@@ -18,7 +18,7 @@ import pytest
 from mptsearch.exact.free import opt_free
 from mptsearch.families import random_instance
 from mptsearch.instance import from_lists
-from mptsearch.online_families import (all_response_paths, caterpillar_bound, deterministic_lower_bound,
+from mptsearch.families.online import (all_response_paths, caterpillar_bound, deterministic_lower_bound,
                                        drop_first_adversary, drop_first_gadget, online_family_summary,
                                        online_sliding, online_star, random_drop_min_expected,
                                        randomized_lower_bound, segment_bound)
@@ -269,7 +269,7 @@ def test_random_drop_least_expected_cost(k):
 
 
 def test_random_drop_chains_expectimin():
-    from mptsearch.online_families import random_drop_value
+    from mptsearch.families.online import random_drop_value
 
     assert random_drop_value(2, 2) == (Fraction(7, 2), Fraction(3))  # Theorem R's gadget
     assert random_drop_value(3, 2) == (Fraction(5), Fraction(4))

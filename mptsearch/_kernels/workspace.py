@@ -1,11 +1,12 @@
 """The one workspace type: every buffer the value-only kernels need, allocated once per
 worker and reused for every family evaluated (the kernels allocate nothing)."""
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Workspace", "workspace"]
+__all__ = ["Workspace", "workspace", "narrow_tables", "wide_level_tables"]
 
 WIDE_MEMO_BITS = 16  # the annealer's table of cost_j(U) on 8-10 chunks: 2^16 slots, 5 MB
 
@@ -42,20 +43,36 @@ class Workspace(NamedTuple):
         return self.M.dtype
 
 
+@lru_cache(maxsize=None)
+def narrow_tables(n: int):
+    """The prefix-set search's level tables on n <= 7 chunks, built once per n."""
+    from .prefix_sets import level_tables
+
+    return level_tables(n)
+
+
+@lru_cache(maxsize=None)
+def wide_level_tables(n: int):
+    """The multi-word level tables on 8-10 chunks, built once per n."""
+    from .prefix_wide import wide_tables
+
+    return wide_tables(n)
+
+
 def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Workspace:
     """A workspace for up to ``m_max`` requests on ``n`` chunks with OPT_free tables of
     2^table_m entries (default m_max) in the integer type ``dtype`` (see
     :func:`mptsearch.exact.free.dp_dtype`: it must hold the largest sum_i w(R_i))."""
-    from ..exact.prefix_sets import MAX_N, NARROW_N, _tables, _wide_tables
-    from .prefix_wide import W, new_memo
+    from .free import NARROW_N
+    from .prefix_wide import MAXN as MAX_N, W, new_memo
 
     dtype = np.dtype(dtype)
     m = max(int(m_max), 1)
-    _, subs, ups, up1, rank = _tables(n) if 1 <= n <= NARROW_N else _tables(1)
+    _, subs, ups, up1, rank = narrow_tables(n) if 1 <= n <= NARROW_N else narrow_tables(1)
     wsubs = wups = np.zeros((0, 0, W), dtype=np.int64)
     mkeys, mvals = np.zeros((0, 2 * W + 1), dtype=np.int64), np.zeros(0, dtype=np.int64)
     if NARROW_N < n <= MAX_N:
-        _, wsubs, wups, up1, rank = _wide_tables(n)
+        _, wsubs, wups, up1, rank = wide_level_tables(n)
         mkeys, mvals = new_memo(WIDE_MEMO_BITS)
     elif not 1 <= n <= NARROW_N:
         rank = np.zeros(0, dtype=np.int64)

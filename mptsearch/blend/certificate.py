@@ -4,7 +4,7 @@ By Proposition P2 of docs/beyond_prefix.md, in the constant blend model
 OPT_free / OPT_blend = 1 / (c + (1 - c) w(U) / OPT_free) with c = min(1, r + lambda): a
 family with a larger OPT_free / w(U) gains more from blending for every r and lambda. The
 certificate recomputes OPT_free with the public solver, checks the optimal layout on the trie,
-has OPT_free proved by two independent methods (:func:`mptsearch.search.verification`), and
+has OPT_free proved by two independent methods (:func:`mptsearch.verify.twomethod.verification`), and
 prices the optimal layout in the blend model at c = 0.05, 0.15, 0.3 (lambda = 0), checking
 each against P2's closed form.
 """
@@ -34,7 +34,7 @@ def certify_blend(inst, num: int, den: int) -> dict:
     """
     from ..canonical import canonical_form
     from ..exact.auto import opt_free_auto as opt_free
-    from ..search.verification import CertificateError, verification
+    from ..verify.twomethod import CertificateError, verification
     from ..trie import trie_cost
     from .model import BlendParams, price_layout
 

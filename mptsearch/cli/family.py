@@ -35,14 +35,14 @@ def family(name, k, cores, with_cores, max_free_m, length, window, heavy, as_jso
     --with-cores), leave-one-out (n = K+1), k4-3 or record; the online adversary families
     online-star and online-sliding (--length, --window; docs/online.md); or greedy-trap (G(q, W),
     --k is q, --heavy W: level-wise greedy's cost / OPT_free tends to q,
-    mptsearch/heuristic_families.py).
+    mptsearch/families/heuristic.py).
     Exit code 1 if the order's recomputed trie cost differs from OPT_glob (online families:
     if OnlineLayouter's cost differs from the proved one; greedy-trap: if a cost on the trie
     differs from the proved one).
     """
-    from ..families import FAMILY_NAMES, family_summary
-    from ..heuristic_families import HEURISTIC_FAMILY_NAMES
-    from ..online_families import ONLINE_FAMILY_NAMES
+    from ..families.named import FAMILY_NAMES, family_summary
+    from ..families.heuristic import HEURISTIC_FAMILY_NAMES
+    from ..families.online import ONLINE_FAMILY_NAMES
 
     if name in ONLINE_FAMILY_NAMES:
         return _online(name, k, length, window, max_free_m, as_json, out)
@@ -95,7 +95,7 @@ def _summary(compute, as_json, out) -> dict:
 
 
 def _online(name, k, length, window, max_free_m, as_json, out):
-    from ..online_families import online_family_summary
+    from ..families.online import online_family_summary
 
     res = _summary(lambda: online_family_summary(name, k, length, window, max_free_m=max_free_m), as_json, out)
     if not as_json:
@@ -109,8 +109,8 @@ def _online(name, k, length, window, max_free_m, as_json, out):
 
 
 def _heuristic_family(name, q, heavy, max_free_m, as_json, out):
-    """A family on which a heuristic's cost ratio grows (mptsearch/heuristic_families.py)."""
-    from ..heuristic_families import greedy_trap_summary
+    """A family on which a heuristic's cost ratio grows (mptsearch/families/heuristic.py)."""
+    from ..families.heuristic import greedy_trap_summary
 
     if q is None:
         fail(f"{name} needs --k (q, the number of heavy chunks)")

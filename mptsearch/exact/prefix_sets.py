@@ -93,7 +93,6 @@ refused.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -139,18 +138,16 @@ class PrefixSetResult:
     savings: int = 0  # sum_i w(R_i) - value, as in FreeResult
 
 
-@lru_cache(maxsize=None)
 def _tables(n: int):
-    from .._kernels.prefix_sets import level_tables
+    from .._kernels.workspace import narrow_tables
 
-    return level_tables(n)
+    return narrow_tables(n)
 
 
-@lru_cache(maxsize=None)
 def _wide_tables(n: int):
-    from .._kernels.prefix_wide import wide_tables
+    from .._kernels.workspace import wide_level_tables
 
-    return wide_tables(n)
+    return wide_level_tables(n)
 
 
 def _check(inst: Instance) -> None:

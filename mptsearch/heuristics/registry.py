@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, NamedTuple
 
-from .. import approximation
+from . import approximation
 from .._kernels.layouts import AGGLOMERATIVE, BEST_OF, CLASS_ORDERS, GREEDY, HEAVIEST_FIRST
 from ..instance import InstanceError
 from .agglomerative import agglomerative

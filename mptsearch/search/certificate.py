@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from ..instance import compact
 from ..provenance import environment
-from .verification import VERIFY_METHODS, CertificateError, verification
+from ..verify.twomethod import VERIFY_METHODS, CertificateError, verification
 
 __all__ = ["CertificateError", "certify", "run_record", "verification", "VERIFY_METHODS"]
 
@@ -46,7 +46,7 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
         The cost-ratio heuristic and the online window.
     methods, limits : dict, optional
         ratio and shortfall: the verification's methods per quantity and size-limit
-        overrides (:func:`~mptsearch.search.verification.verification`); default its own.
+        overrides (:func:`~mptsearch.verify.twomethod.verification`); default its own.
 
     Raises
     ------

@@ -2,7 +2,7 @@
 :mod:`mptsearch._kernels`: OPT_glob / OPT_free (``ratio``), optimal / agglomerative savings
 (``shortfall``), a heuristic's trie cost / OPT_free (``cost-ratio``, :mod:`.._kernels.layouts`)
 or the online layouter's cost / OPT_free over the arrival order (``online``,
-:mod:`.._kernels.online_cost`), or OPT_free / w(U) (``blend``: by Proposition P2 of
+:mod:`mptsearch.serving._online_cost`), or OPT_free / w(U) (``blend``: by Proposition P2 of
 docs/beyond_prefix.md, OPT_free / OPT_blend = 1/(c + (1 - c) w(U)/OPT_free) in the constant blend
 model, increasing in OPT_free / w(U) for every r and lambda).
 
@@ -21,7 +21,7 @@ from .._kernels.agglomerative import agglomerative_savings
 from .._kernels.free import free_savings, free_savings_fastest
 from .._kernels.glob import glob_table
 from .._kernels.layouts import heuristic_cost
-from .._kernels.online_cost import online_cost
+from ..serving._online_cost import online_cost
 from .._kernels.masks import chunk_sets, mask_weight
 from .._kernels.workspace import workspace
 

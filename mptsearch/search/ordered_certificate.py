@@ -9,7 +9,7 @@ returns: the registered heuristic (:mod:`mptsearch.heuristics.registry`) or
 :func:`~mptsearch.serving.online.online_layout`, i.e. :class:`~mptsearch.serving.online.OnlineLayouter`
 with window W, checked once more with the layouter's default memory (``history`` = 64 W).
 The denominator OPT_free goes through the two-method verification of
-:func:`mptsearch.search.verification.verification`; ``"certified": true`` means OPT_free is
+:func:`mptsearch.verify.twomethod.verification`; ``"certified": true`` means OPT_free is
 proved by two independent methods and every recomputed value equals the kernel's.
 """
 
@@ -27,7 +27,7 @@ def _common(inst, num: int, den: int, what: str, cost: int, layout) -> dict:
     from ..canonical import canonical_form
     from ..exact.auto import opt_free_auto as opt_free  # prefix sets, the DP, or the closure program
     from ..trie import trie_cost
-    from .verification import CertificateError, verification
+    from ..verify.twomethod import CertificateError, verification
 
     free = opt_free(inst)
     if trie_cost(inst, free.layout) != free.value:
@@ -75,7 +75,7 @@ def certify_online(inst, window: int, num: int, den: int) -> dict:
     """
     from ..serving.online import online_layout
     from ..trie import trie_cost
-    from .verification import CertificateError
+    from ..verify.twomethod import CertificateError
 
     layout = online_layout(inst.orders, inst.weights, window)
     default = online_layout(inst.orders, inst.weights, window, history=64 * window)

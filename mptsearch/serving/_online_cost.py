@@ -6,7 +6,7 @@ It is not a second copy of the algorithm: it feeds the batches of W arrivals to 
 kernel :class:`mptsearch.serving.online.OnlineLayouter` runs
 (:func:`mptsearch.serving._online_kernels.online_batch`), on an empty trie, each request's
 chunks in increasing id (what ``OnlineLayouter.add`` passes with ``pin=0``), and measures
-the prefix trie of what it committed with :func:`.layouts.rows_cost`. The child table's size
+the prefix trie of what it committed with :func:`mptsearch._kernels.layouts.rows_cost`. The child table's size
 does not change the layout (the kernel only looks children up), so a fixed one is enough.
 """
 
@@ -14,8 +14,8 @@ import numpy as np
 from .._jit import njit
 
 from .._bits import ctz, popcount
-from ..serving._online_kernels import online_batch
-from .layouts import rows_cost
+from .._kernels.layouts import rows_cost
+from ._online_kernels import online_batch
 
 __all__ = ["online_rows", "online_cost"]
 

@@ -31,9 +31,9 @@ from typing import Callable
 
 import numpy as np
 
-from .hierarchy import Hierarchy
-from .instance import Instance, from_lists
-from .trie import order_layout, trie_cost
+from ..hierarchy import Hierarchy
+from ..instance import Instance, from_lists
+from ..trie import order_layout, trie_cost
 
 __all__ = ["heaviest_first_order", "heaviest_first", "class_order_candidates", "class_orders", "best_of",
            "interval_dp", "interval_hierarchy", "heaviest_first_tight", "class_orders_tight", "HEURISTICS"]
@@ -139,7 +139,7 @@ def best_of(inst: Instance) -> tuple[list[list], int]:
     distinct requests <= (k+1)/2 OPT_free (docs/approximation.md, Theorem B2).
     Time: that of agglomerative, O(m^2 log m + m sum_i |R_i|).
     """
-    from .heuristics.agglomerative import agglomerative
+    from .agglomerative import agglomerative
 
     hf = heaviest_first(inst)
     agg = agglomerative(inst)
@@ -170,7 +170,7 @@ def interval_hierarchy(inst: Instance, line=None) -> tuple[Hierarchy, int]:
     m = inst.m
     line = list(range(m)) if line is None else [int(r) for r in line]
     if sorted(line) != list(range(m)):
-        from .instance import InstanceError
+        from ..instance import InstanceError
         raise InstanceError(f"a line order must list each of the {m} requests once")
     masks = inst.request_masks()
     w = [int(v) for v in inst.weights]
@@ -235,7 +235,7 @@ def heaviest_first_tight(k: int, petals: int, weight: int) -> Instance:
     pays petals * (weight + (k-1)(weight-1)); the core first pays (k-1)(weight-1) + petals*weight.
     """
     if k < 2 or petals < 1 or weight < 2:
-        from .instance import InstanceError
+        from ..instance import InstanceError
         raise InstanceError("heaviest_first_tight needs k >= 2, petals >= 1, weight >= 2")
     core = [f"c{i}" for i in range(k - 1)]
     reqs = [core + [f"p{j}"] for j in range(petals)]
@@ -253,7 +253,7 @@ def class_orders_tight(k: int, petals: int) -> Instance:
     OPT_free = 2(k-1+P) = the number of chunks (docs/approximation.md, Theorem B5).
     """
     if k < 2 or petals < 1:
-        from .instance import InstanceError
+        from ..instance import InstanceError
         raise InstanceError("class_orders_tight needs k >= 2 and petals >= 1")
     s, p = k - 1, petals
     core_a, core_b = list(range(s)), list(range(s + 2 * p, 2 * s + 2 * p))

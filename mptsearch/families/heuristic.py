@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .instance import Instance, InstanceError, from_lists
+from ..instance import Instance, InstanceError, from_lists
 
 __all__ = ["greedy_trap", "greedy_trap_layout", "greedy_trap_summary", "HEURISTIC_FAMILY_NAMES"]
 
@@ -79,8 +79,8 @@ def greedy_trap_summary(q: int, heavy: int | None = None, *, max_free_m: int = 1
     else None), ``ratio_lower_bound`` ("num/den", greedy / free_cost, proved) and its float,
     ``ratio`` (greedy / OPT_free when computed). O(3^m) with the DP, O(q^2) without.
     """
-    from .heuristics.greedy import greedy
-    from .trie import trie_cost
+    from ..heuristics.greedy import greedy
+    from ..trie import trie_cost
 
     inst = greedy_trap(q, heavy)
     W = int(inst.weights[inst.labels.index("h1")])
@@ -94,12 +94,12 @@ def greedy_trap_summary(q: int, heavy: int | None = None, *, max_free_m: int = 1
            "greedy_layout": [[inst.labels[x] for x in s] for s in g.layout],
            "free_cost": free_cost, "free_cost_proved": q * W + q * q - q + 1,
            "free_layout": [[inst.labels[x] for x in s] for s in layout],
-           "source": "mptsearch/heuristic_families.py (proof in the module docstring)"}
+           "source": "mptsearch/families/heuristic.py (proof in the module docstring)"}
     bound = Fraction(out["greedy_cost_proved"], out["free_cost_proved"])
     out.update(ratio_lower_bound=f"{bound.numerator}/{bound.denominator}", ratio_lower_bound_float=float(bound))
     out["opt_free"], out["ratio"] = None, None
     if inst.m <= max_free_m:
-        from .exact.free import opt_free
+        from ..exact.free import opt_free
 
         out["opt_free"] = opt_free(inst).value
         out["ratio"] = out["greedy_cost"] / out["opt_free"]

@@ -23,7 +23,7 @@ from itertools import permutations, product
 from math import ceil, log2
 from typing import Callable, Sequence
 
-from .instance import InstanceError
+from ..instance import InstanceError
 
 __all__ = ["ONLINE_FAMILY_NAMES", "interleave", "online_star", "online_sliding", "play_round_robin", "drop_first_adversary",
            "drop_first_gadget", "caterpillar_bound", "segment_bound", "deterministic_lower_bound",
@@ -234,8 +234,8 @@ def online_family_summary(name: str, k: int | None, m: int = 8, window: int = 1,
     """
     import numpy as np
 
-    from .serving.online import online_layout
-    from .serving.trace import sequences_cost
+    from ..serving.online import online_layout
+    from ..serving.trace import sequences_cost
 
     if name not in ONLINE_FAMILY_NAMES:
         raise InstanceError(f"unknown online family {name!r}; choose from {', '.join(ONLINE_FAMILY_NAMES)}")
@@ -253,12 +253,12 @@ def online_family_summary(name: str, k: int | None, m: int = 8, window: int = 1,
         opt, src = window * min(caterpillar_bound(k, m), segment_bound(k, m)), \
             "proved upper bound (Lemma 4), not the exact value"
     if window * m <= max_free_m:
-        from .exact.free import opt_free
-        from .instance import from_lists
+        from ..exact.free import opt_free
+        from ..instance import from_lists
         opt, src = opt_free(from_lists(lines)).value, "exact DP (O(3^m))"
     elif name == "online-sliding":  # past the DP: the closure arborescence, when it finishes in time
-        from .exact.arborescence import opt_free_closure
-        from .instance import from_lists
+        from ..exact.arborescence import opt_free_closure
+        from ..instance import from_lists
         r = opt_free_closure(from_lists(lines), time_limit=closure_seconds)
         if r.optimal:
             opt, src = r.value, "exact closure arborescence (docs/exact.md)"
@@ -277,8 +277,8 @@ def random_drop_value(k: int, length: int) -> tuple[Fraction, Fraction]:
     everything seen; expected OPT_free, exact DP on each of the k^(L-1) outcomes).
     O((k! k)^L) trie extensions plus k^(L-1) DPs: small k and L only.
     """
-    from .exact.free import opt_free
-    from .instance import from_lists
+    from ..exact.free import opt_free
+    from ..instance import from_lists
 
     def best(nodes: frozenset, req: tuple, j: int) -> Fraction:
         # least expected cost of steps j..L-1 given the trie ``nodes`` and current request

@@ -33,7 +33,7 @@ def verification(inst, claims: dict, *, time_limit: float = 30.0, methods: dict 
     "methods": {name: value or why it did not run}, "families"}}}``; ``certified`` is True only
     when every claimed quantity is proved by two independent methods and equals the claim.
     """
-    from ..verify.verify import METHODS, merged_limits, verify
+    from .verify import METHODS, merged_limits, verify
 
     chosen = {**VERIFY_METHODS, **(methods or {})}
     lim = merged_limits(limits)

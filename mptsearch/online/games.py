@@ -25,9 +25,9 @@ from functools import lru_cache
 from itertools import combinations, permutations
 from typing import Callable, Iterator, Sequence
 
-from .families import min_external_path_length
-from .instance import InstanceError
-from .online_families import play_round_robin
+from ..families import min_external_path_length
+from ..instance import InstanceError
+from ..families.online import play_round_robin
 
 __all__ = ["trie_nodes", "nested_chain_adversary", "nested_chain_responses", "nested_lower_bound",
            "random_nested_lower_bound", "random_nested_value", "sliding_opt_free", "sliding_opt_free_lower",
@@ -57,7 +57,7 @@ def nested_chain_adversary(k: int, window: int, algorithm) -> tuple[list, list]:
     ``algorithm`` (``add(chunks, id=...)`` -> committed (id, order) pairs; ``flush()``).
 
     Copy g's step s (s = 0..k-1) is at position s W + g; it is copy g's previous request
-    minus the first chunk the algorithm committed for it (:func:`.online_families.play_round_robin`).
+    minus the first chunk the algorithm committed for it (:func:`mptsearch.families.online.play_round_robin`).
     Returns (requests, orders) in arrival order. O(k W) calls. Raises InstanceError if a
     request is not committed before its chain's next request is due.
     """

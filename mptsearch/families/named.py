@@ -21,8 +21,8 @@ from itertools import combinations
 
 import numpy as np
 
-from .instance import Instance, InstanceError, from_compact, from_lists
-from .orbits import OrbitFamily
+from ..instance import Instance, InstanceError, from_compact, from_lists
+from ..orbits import OrbitFamily
 
 __all__ = ["k4_3", "leave_one_out", "ratio_record", "random_instance", "min_external_path_length",
            "two_sunflowers", "two_sunflowers_orbits", "two_sunflowers_layout", "sunflowers",
@@ -153,7 +153,7 @@ def random_instance(n: int, m: int, k: int | tuple[int, int], *, weights: tuple[
         Inclusive range of the integer chunk weights, uniform (``(1, 1)``: unit weights).
     seed : int or numpy Generator
     """
-    from .classes import FamilyClass
+    from ..classes import FamilyClass
 
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     family = FamilyClass.of(n, k, m, weights)
@@ -238,8 +238,8 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, with_core
     """
     import time
 
-    from .orbits import opt_glob_orbits
-    from .trie import order_cost, trie_cost
+    from ..orbits import opt_glob_orbits
+    from ..trie import order_cost, trie_cost
 
     if name not in FAMILY_NAMES:
         raise InstanceError(f"unknown family {name!r}; choose from {', '.join(FAMILY_NAMES)}")
@@ -286,7 +286,7 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, with_core
         glob_value, order = g.value, g.order
         method = f"orbit DP over {g.states} orbit-count states (mptsearch.orbits)"
     else:
-        from .exact.glob import opt_glob
+        from ..exact.glob import opt_glob
         g = opt_glob(inst)
         glob_value, order = g.value, list(g.order)
         method = "subset DP over chunks (mptsearch.exact.glob)"
@@ -295,12 +295,12 @@ def family_summary(name: str, k: int | None = None, *, cores: int = 3, with_core
     t = time.perf_counter()
     opt_free_value, opt_free_src = None, None
     if inst.m <= max_free_m:
-        from .exact.free import opt_free
+        from ..exact.free import opt_free
         f = opt_free(inst)
         layout, free_method = f.layout, "exact OPT_free DP (mptsearch.exact.free)"
         opt_free_value, opt_free_src = f.value, "exact OPT_free DP"
     elif layout is None and name == "leave-one-out":
-        from .bounds import balanced_hierarchy
+        from ..bounds import balanced_hierarchy
         layout = balanced_hierarchy(inst, range(inst.m)).layout(inst)
         free_method = "balanced hierarchy over the requests"
     elif layout is None:
