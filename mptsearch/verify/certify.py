@@ -46,7 +46,7 @@ def _sha(text: str) -> str:
 
 
 def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
-            kinds=KINDS, checkers=("rup", "dratify"), free_by: str = "sat") -> dict:
+            kinds=KINDS, checkers=("rup", "dratify"), free_by: str = "sat", encoding: str = "adder") -> dict:
     """Compute OPT_free and OPT_glob by SAT with checked proofs and write the certificate folder.
 
     Parameters
@@ -64,6 +64,9 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
     free_by : {"sat", "dual"}
         How OPT_free's lower half is proved: a checked DRUP proof, or an LP dual over the
         closure rechecked in fractions (:func:`_certify_free_by_dual`).
+    encoding : str
+        The CNFs' encoding of the cost bound (:data:`mptsearch.encodings.trie_cnf.ENCODINGS`);
+        recorded in ``certificate.json`` for :func:`check`.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
         if kind == "free" and free_by == "dual":
             cert["quantities"]["free"] = _certify_free_by_dual(inst, out_dir, left)
             continue
-        r = sat_optimum(inst, kind, time_limit=left, checkers=())  # checked below, within the limit
+        r = sat_optimum(inst, kind, time_limit=left, checkers=(), encoding=encoding)  # checked below, within the limit
         r.checks = check_unsat(r.cnf.nvars, r.cnf.clauses, r.proof, checkers, deadline=deadline)
         r.optimal = bool(r.checks) and all(c.ok for c in r.checks)
         r.seconds += sum(c.seconds for c in r.checks)

@@ -169,7 +169,7 @@ def _solve(clauses, solver_name, deadline):
 
 def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: float | None = 60.0,
                 solver: str = DEFAULT_SOLVER, checkers=("rup", "dratify"),
-                max_proof_lines: int | None = None) -> SatOptimum:
+                max_proof_lines: int | None = None, encoding: str = "adder") -> SatOptimum:
     """OPT_free (``kind="free"``) or OPT_glob (``"glob"``) by SAT descent with a checked proof.
 
     Parameters
@@ -189,6 +189,8 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
     max_proof_lines : int or None
         Raise :class:`SatBudgetExceeded` instead of checking a longer proof (the Python
         checkers take about a millisecond per line on large formulas).
+    encoding : str
+        The CNF's encoding of the cost bound (:data:`mptsearch.encodings.trie_cnf.ENCODINGS`).
 
     Returns
     -------
@@ -212,7 +214,7 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
     solves, solve_secs = 0, 0.0
     while True:
         try:
-            cnf = trie_cnf(inst, value - 1, kind, deadline=deadline)
+            cnf = trie_cnf(inst, value - 1, kind, encoding=encoding, deadline=deadline)
         except EncodingTooLarge as exc:  # out of memory or time: no answer, not a wrong one
             raise SatBudgetExceeded(str(exc)) from None
         ts = time.perf_counter()
