@@ -93,5 +93,5 @@ def check(cert_dir, as_json, quiet):
     if rep.partial:
         click.echo("certificate checked as a bracket only (partial): the brackets above, no value proved")
     else:
-        click.echo(f"certificate {'checked' if rep.ok else 'REJECTED'}: {vals}")
+        click.echo(f"certificate {'checked' if rep.ok else 'REJECTED'}" + (f": {vals}" if vals else ""))
     return verdict
