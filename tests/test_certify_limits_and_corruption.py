@@ -47,6 +47,8 @@ def _corrupt_line(path, line: int, junk: bytes):
     ("certificate.json", 2, b"\xfe", "certificate.json line 2 is not text (byte 0xfe"),
     ("certificate.json", 2, b"\"", "certificate.json line 2 is not JSON"),
     ("free.drup", 4, b" x", "proof line 4 ("),
+    ("instance.json", 1, b"\"", "instance.json line 1 is not JSON"),  # was "malformed JSON in <argument>", exit 2
+    ("instance.json", 1, b"\xff", "instance.json line 1 is not text (byte 0xff"),
 ])
 def test_a_corrupt_certificate_is_rejected_naming_file_and_line(cert_dir, tmp_path, capsys, name, line, junk, said):
     d = _copy(cert_dir, tmp_path / "c")
@@ -55,6 +57,21 @@ def test_a_corrupt_certificate_is_rejected_naming_file_and_line(cert_dir, tmp_pa
     out, err = capsys.readouterr()
     assert said in out and "REJECTED" in out.splitlines()[-1] and err == "", (out, err)
     assert not check(str(d)).ok
+
+
+@pytest.mark.parametrize("name, text, said", [
+    ("instance.json", '{"requests": 5}', "instance.json is not an instance (requests must be a list"),
+    ("instance.json", '{"requests": [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]], '
+                      '"weights": {"0": 2, "1": 1, "2": 1, "3": 1}}', "MISMATCH"),  # another valid instance: its witness costs more
+    ("certificate.json", '{"instance": "012"}', "certificate.json has no quantities"),
+    ("certificate.json", '{"quantities": {"free": {"layout": []}}}', "certificate.json: the entry of OPT_free has no value"),
+])
+def test_an_edited_certificate_file_is_rejected_naming_it(cert_dir, tmp_path, capsys, name, text, said):
+    d = _copy(cert_dir, tmp_path / "c")
+    (d / name).write_text(text + "\n")
+    assert main(["check", str(d)]) == exitcodes.FAILED
+    out, err = capsys.readouterr()
+    assert said in out and "REJECTED" in out.splitlines()[-1] and err == "", (out, err)
 
 
 def test_the_untouched_certificate_is_accepted(cert_dir, capsys):

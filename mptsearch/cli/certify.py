@@ -38,8 +38,12 @@ def certify(instance, out_dir, time_limit, free_by, free_only, as_json, quiet):
     try:
         cert = run(inst, out_dir, time_limit=time_limit, free_by=free_by,
                    kinds=("free",) if free_only else ("free", "glob"))
-    except SatBudgetExceeded as exc:
-        click.echo(f"mptsearch: undecided: {exc} (-t {time_limit:g}); raise --time-limit", err=True)
+    except SatBudgetExceeded as exc:  # out of time, or a CNF refused before it was built
+        hint = "raise --time-limit" if "time limit" in str(exc) else "no proof at this size"
+        click.echo(f"mptsearch: undecided: {exc} (-t {time_limit:g}); {hint}", err=True)
+        return UNDECIDED
+    except MemoryError:
+        click.echo("mptsearch: undecided: out of memory while certifying; no proof at this size", err=True)
         return UNDECIDED
     except OSError as exc:
         fail(f"cannot write {out_dir}: {exc.strerror}")
@@ -89,5 +93,5 @@ def check(cert_dir, as_json, quiet):
     if rep.partial:
         click.echo("certificate checked as a bracket only (partial): the brackets above, no value proved")
     else:
-        click.echo(f"certificate {'checked' if rep.ok else 'REJECTED'}: {vals}")
+        click.echo(f"certificate {'checked' if rep.ok else 'REJECTED'}" + (f": {vals}" if vals else ""))
     return verdict

@@ -28,7 +28,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from .._atomic import atomic_open
-from ..instance import Instance, InstanceError, compact, parse_instance
+from ..instance import Instance, InstanceError, compact, from_json
 from ..trie import order_cost, trie_cost
 
 __all__ = ["certify", "check", "CheckReport"]
@@ -46,7 +46,7 @@ def _sha(text: str) -> str:
 
 
 def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
-            kinds=KINDS, checkers=("rup", "dratify"), free_by: str = "sat") -> dict:
+            kinds=KINDS, checkers=("rup", "dratify"), free_by: str = "sat", encoding: str = "adder") -> dict:
     """Compute OPT_free and OPT_glob by SAT with checked proofs and write the certificate folder.
 
     Parameters
@@ -64,6 +64,9 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
     free_by : {"sat", "dual"}
         How OPT_free's lower half is proved: a checked DRUP proof, or an LP dual over the
         closure rechecked in fractions (:func:`_certify_free_by_dual`).
+    encoding : str
+        The CNFs' encoding of the cost bound (:data:`mptsearch.encodings.trie_cnf.ENCODINGS`);
+        recorded in ``certificate.json`` for :func:`check`.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
         if kind == "free" and free_by == "dual":
             cert["quantities"]["free"] = _certify_free_by_dual(inst, out_dir, left)
             continue
-        r = sat_optimum(inst, kind, time_limit=left, checkers=())  # checked below, within the limit
+        r = sat_optimum(inst, kind, time_limit=left, checkers=(), encoding=encoding)  # checked below, within the limit
         r.checks = check_unsat(r.cnf.nvars, r.cnf.clauses, r.proof, checkers, deadline=deadline)
         r.optimal = bool(r.checks) and all(c.ok for c in r.checks)
         r.seconds += sum(c.seconds for c in r.checks)
@@ -99,7 +102,7 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
             witness = {"order": list(r.witness), "order_labels": [inst.labels[x] for x in r.witness]}
         cert["quantities"][kind] = {
             "value": r.value, **witness, "optimal": r.optimal,
-            "cnf": {"file": f"{kind}.cnf", "bound": r.value - 1, "variables": r.cnf.nvars,
+            "cnf": {"file": f"{kind}.cnf", "bound": r.value - 1, "encoding": r.cnf.encoding, "variables": r.cnf.nvars,
                     "clauses": len(r.cnf.clauses), "bytes": len(cnf_text), "sha256": _sha(cnf_text)},
             "proof": {"file": f"{kind}.drup", "lines": len(r.proof), "bytes": len(proof_text),
                       "sha256": _sha(proof_text), "solver": "cadical153 (PySAT)"},
@@ -178,7 +181,7 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
     InstanceError
         When the folder is not a certificate (files missing or unreadable).
     """
-    from ..encodings.trie_cnf import trie_cnf
+    from ..encodings.trie_cnf import ENCODINGS, trie_cnf
     from .rup import parse_dimacs
     from .satproof import check_unsat
 
@@ -190,23 +193,36 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
         except OSError as exc:
             raise InstanceError(f"{path}: {exc.strerror}") from None
 
+    # a file that is there but corrupt is a rejected certificate (exit 1), not bad input;
+    # a folder without the files is not a certificate (InstanceError from read)
     try:
-        inst = parse_instance(read("instance.json"))
-        cert = json.loads(read("certificate.json"))
-        quantities = cert["quantities"]
-    except _Corrupt as exc:  # a corrupt certificate is a rejected one (exit 1), not bad input
+        texts = {name: read(name) for name in ("instance.json", "certificate.json")}
+    except _Corrupt as exc:
         return CheckReport(False, {}, [f"{exc}: certificate rejected"])
-    except json.JSONDecodeError as exc:
-        return CheckReport(False, {}, [f"certificate.json line {exc.lineno} is not JSON ({exc.msg}): "
-                                       "certificate rejected"])
-    except (KeyError, TypeError):
-        raise InstanceError(f"{cert_dir}/certificate.json is not a certificate") from None
+    parsed = {}
+    for name, text in texts.items():
+        try:
+            parsed[name] = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return CheckReport(False, {}, [f"{name} line {exc.lineno} is not JSON ({exc.msg}): certificate rejected"])
+    try:
+        inst = from_json(parsed["instance.json"])
+    except InstanceError as exc:
+        return CheckReport(False, {}, [f"instance.json is not an instance ({exc}): certificate rejected"])
+    quantities = parsed["certificate.json"].get("quantities") if isinstance(parsed["certificate.json"], dict) else None
+    if not isinstance(quantities, dict):
+        return CheckReport(False, {}, ["certificate.json has no quantities: certificate rejected"])
     ok, lines, values, seconds, partial = True, [], {}, {}, False
     for kind, q in quantities.items():
-        if kind not in KINDS:
-            raise InstanceError(f"unknown quantity {kind!r} in the certificate")
         t0 = time.perf_counter()
-        value = int(q["value"])
+        try:
+            if kind not in KINDS:
+                raise ValueError(f"unknown quantity {kind!r}")
+            value = int(q["value"])
+        except (KeyError, TypeError, ValueError) as exc:
+            ok = False
+            lines.append(f"certificate.json: the entry of OPT_{kind} has no value ({type(exc).__name__}: {exc}): rejected")
+            continue
         values[kind] = value
         try:
             cost = trie_cost(inst, q["layout"]) if kind == "free" else order_cost(inst, q["order"])
@@ -236,7 +252,13 @@ def check(cert_dir: str, *, checkers=("rup", "dratify")) -> CheckReport:
             ok = False
             lines.append(f"OPT_{kind}: {exc}: rejected")
             continue
-        expected = trie_cnf(inst, value - 1, kind).dimacs()
+        # certificates written before the "encoding" field used the unit-copy counter
+        encoding = q["cnf"].get("encoding", "seqcounter")
+        if encoding not in ENCODINGS:
+            ok = False
+            lines.append(f"OPT_{kind}: certificate.json names an unknown CNF encoding {encoding!r}: rejected")
+            continue
+        expected = trie_cnf(inst, value - 1, kind, encoding=encoding, max_bytes=None).dimacs()
         same = cnf_text == expected
         ok &= same
         lines.append(f"OPT_{kind} >= {value}: {q['cnf']['file']} is the CNF of 'a {what} of cost <= {value - 1} "

@@ -25,7 +25,8 @@ DEFAULT_SOLVER = "cadical153"
 
 
 class SatBudgetExceeded(RuntimeError):
-    """The SAT search ran out of its time limit before the last answer."""
+    """The SAT search ran out of its time limit before the last answer, or its CNF would not
+    fit in the memory left (:class:`mptsearch.encodings.trie_cnf.EncodingTooLarge`)."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def _solve(clauses, solver_name, deadline):
 
 def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: float | None = 60.0,
                 solver: str = DEFAULT_SOLVER, checkers=("rup", "dratify"),
-                max_proof_lines: int | None = None) -> SatOptimum:
+                max_proof_lines: int | None = None, encoding: str = "adder") -> SatOptimum:
     """OPT_free (``kind="free"``) or OPT_glob (``"glob"``) by SAT descent with a checked proof.
 
     Parameters
@@ -179,7 +180,8 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
         A first witness (any source: its cost is recomputed on the trie). Default: the
         production order for "free", the identity order for "glob".
     time_limit : float or None
-        Seconds for the whole descent; :class:`SatBudgetExceeded` past it.
+        Seconds for the whole descent, building the CNFs included; :class:`SatBudgetExceeded`
+        past it, and when a CNF would not fit in the memory left (sized before it is built).
     solver : str
         A PySAT solver name that logs proofs (CaDiCaL 1.5.3 by default).
     checkers : tuple of str
@@ -187,6 +189,8 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
     max_proof_lines : int or None
         Raise :class:`SatBudgetExceeded` instead of checking a longer proof (the Python
         checkers take about a millisecond per line on large formulas).
+    encoding : str
+        The CNF's encoding of the cost bound (:data:`mptsearch.encodings.trie_cnf.ENCODINGS`).
 
     Returns
     -------
@@ -198,7 +202,7 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
     (exponential in the worst case); the number of steps is at most the first witness's cost
     minus the optimum.
     """
-    from ..encodings.trie_cnf import decode_layout, decode_order, trie_cnf
+    from ..encodings.trie_cnf import EncodingTooLarge, decode_layout, decode_order, trie_cnf
 
     if kind not in ("free", "glob"):
         raise InstanceError(f"kind must be 'free' or 'glob', not {kind!r}")
@@ -209,7 +213,10 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
     value = cost_of(witness)
     solves, solve_secs = 0, 0.0
     while True:
-        cnf = trie_cnf(inst, value - 1, kind)
+        try:
+            cnf = trie_cnf(inst, value - 1, kind, encoding=encoding, deadline=deadline)
+        except EncodingTooLarge as exc:  # out of memory or time: no answer, not a wrong one
+            raise SatBudgetExceeded(str(exc)) from None
         ts = time.perf_counter()
         sat, payload = _solve(cnf.clauses, solver, deadline)
         solve_secs += time.perf_counter() - ts

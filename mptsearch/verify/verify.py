@@ -31,7 +31,9 @@ A value is *proved* when at least ``min_methods`` (default 2) methods of differe
 verdict (:attr:`VerifyReport.verdict`) is "proved" (exit 0), "failed" (a method disagrees, a
 witness does not recheck, a claim is refuted: exit 1) or "undecided" (nothing false, but a
 claim or a reported optimum has fewer than ``min_methods`` methods behind it: exit 3, with the
-limit that stopped each method).
+limit that stopped each method). A method that runs out of time or memory (a SAT encoding too
+large for the memory left is refused before it is built) is skipped with the reason: it is
+never evidence that something is false.
 """
 
 from __future__ import annotations
@@ -45,11 +47,16 @@ from typing import Callable, Mapping, Sequence
 from .._signals import signal_seen
 from ..instance import Instance, InstanceError
 from ..trie import order_cost, trie_cost
+from ..encodings.trie_cnf import EncodingTooLarge
 from .satproof import SatBudgetExceeded
 from .triesearch import SearchBudgetExceeded
 
 __all__ = ["verify", "VerifyReport", "MethodRow", "ClaimCheck", "METHODS", "FAMILIES", "DEFAULT_LIMITS", "merged_limits",
-           "parse_claims"]
+           "parse_claims", "OUT_OF_REACH"]
+
+#: what a method raises when it runs out of size, time or memory: the method is skipped with
+#: the reason, and it is never evidence that anything is false
+OUT_OF_REACH = (InstanceError, SearchBudgetExceeded, SatBudgetExceeded, EncodingTooLarge, MemoryError, TimeoutError)
 
 QUANTITIES = ("free", "glob")
 
@@ -87,7 +94,9 @@ FAMILIES = {
 @dataclass
 class MethodRow:
     """One method's outcome. ``status`` is "optimal", "bound" (a time limit stopped it: the
-    true value lies in [bound, value]), "skipped" or "error"."""
+    true value lies in [bound, value]), "skipped" (it does not apply at this size, or it ran
+    out of time or memory: :data:`OUT_OF_REACH`; ``note`` says which) or "error" (it broke:
+    a problem, so the verdict is "failed")."""
 
     method: str
     quantity: str
@@ -322,6 +331,15 @@ def parse_claims(items: Sequence[str] | Mapping[str, int] | None) -> dict[str, i
     return out
 
 
+def _out_of_reach(exc: BaseException) -> str:
+    """The reason a method stopped short, for its row."""
+    if isinstance(exc, MemoryError):
+        return "out of memory" + (f" ({exc})" if str(exc) else "")
+    if isinstance(exc, TimeoutError):
+        return "time limit reached" + (f" ({exc})" if str(exc) else "")
+    return str(exc)
+
+
 def _recheck(inst, kind, witness) -> int:
     return trie_cost(inst, witness) if kind == "layout" else order_cost(inst, witness)
 
@@ -399,9 +417,9 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
         t0 = time.perf_counter()
         try:
             value, bound, optimal, witness = run(inst, lim[name], opt)
-        except (InstanceError, SearchBudgetExceeded, SatBudgetExceeded) as exc:  # out of its reach: skipped
+        except OUT_OF_REACH as exc:  # out of its reach: skipped, whatever the others found
             row.seconds = time.perf_counter() - t0
-            row.note = str(exc)
+            row.note = _out_of_reach(exc)
             rows.append(row)
             continue
         except Exception as exc:  # a method that breaks is reported, not hidden
