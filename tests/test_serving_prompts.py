@@ -128,3 +128,18 @@ def test_order_contexts_warns_without_token_counts_unless_unit_weights_are_asked
     assert unit.orders == r.orders and unit.no_cache == 4 and weighted.no_cache == 16
     with pytest.raises(TypeError, match="tokens=1"):
         order_contexts(reqs, tokens=2)
+
+
+def test_the_serving_guide_python_examples_run():
+    import doctest
+    import pathlib
+    import re
+
+    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "serving.md"
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S) if ">>>" in b]
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    parser, glob = doctest.DocTestParser(), {}
+    for k, text in enumerate(blocks):
+        runner.run(parser.get_doctest(text, glob, f"serving.md block {k}", str(page), 0))
+    r = runner.summarize(verbose=False)
+    assert len(blocks) >= 2 and r.attempted >= 12 and r.failed == 0

@@ -270,8 +270,7 @@ class LayoutSummary:
         head = (f"  the bound is relaxed: {b.hot_chunks} popular chunks have too many request pairs for the "
                 f"{self.edge_budget:,}-edge budget")
         if need <= have:
-            return [head + f"; --bound-edges {b.all_pairs} computes it exactly (about {memory.fmt(need)}, "
-                           f"{memory.fmt(have)} available)"]
+            return [head + f"; --bound-edges {b.all_pairs} computes it exactly (about {memory.fmt(need)})"]
         return [head + f"; the exact bound needs {b.all_pairs:,} edges (about {memory.fmt(need)}, more than the "
                        f"{memory.fmt(have)} available): a larger --bound-edges tightens it partly"]
 
