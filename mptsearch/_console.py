@@ -2,7 +2,7 @@
 with Ctrl-C and SIGTERM covered from the first moment (docs/cli.md, "Signals").
 
 Loading the command line (click, then numpy) takes 0.1-0.3 s on a busy machine; a Ctrl-C
-then used to end in a traceback and death by the signal (issue 28). This module, the first of
+would otherwise end in a traceback and death by the signal. This module, the first of
 mptsearch's to load, records a SIGINT or SIGTERM that arrives meanwhile instead, and the
 command then stops with its one line and exit code 130 or 143 before doing anything. A signal
 the process was started with ignored (a shell's background job ignores SIGINT, ``nohup``
@@ -57,7 +57,7 @@ def _exit_now(code: int) -> None:
 
     CPython kills itself with SIGINT at the very end of its shutdown when a KeyboardInterrupt
     once escaped code it ran through ``PyRun_*`` (a flag a C extension's call can leave set,
-    whoever caught the exception afterwards): that was the flaky death of issue 28 (the right
+    whoever caught the exception afterwards): that is the flaky death this prevents (the right
     line, then "killed by SIGINT" instead of 130 or 143, about 1 run in 5 when the signal landed
     while kernels were being loaded). So: no further signal (the first one took effect), the
     exit handlers run (threading's, where loky joins its workers, then atexit's), the standard streams are flushed, and the process

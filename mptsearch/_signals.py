@@ -6,7 +6,7 @@ time limit, a minute). Some solvers also touch the process's signal handlers the
 OR-tools' ``CpSolver`` catches SIGINT by default (its ``catch_sigint_signal`` parameter), stops
 its search as if the time limit had come, and leaves SIGINT at the default action afterwards, so
 that the next Ctrl-C kills the process without a word and a process started with SIGINT
-ignored (a shell's background job, ``nohup``) is killed by it (issue 28).
+ignored (a shell's background job, ``nohup``) is killed by it.
 
 :func:`run_interruptibly` runs such a call in a helper thread while the main thread waits,
 ready for its signal handlers; a signal there stops the solver (its own stop call) and the
@@ -50,7 +50,7 @@ def signal_seen() -> int | None:
     A signal's KeyboardInterrupt can come out of a C extension as another exception (OR-tools
     imported while Ctrl-C landed: "ImportError: initialization failed"); code that turns
     exceptions into results (verify reports a broken method as a failure) asks this first, so
-    that a signal never becomes a verdict (issue 28)."""
+    that a signal never becomes a verdict."""
     return _SEEN[-1] if _SEEN else None
 
 
@@ -139,7 +139,7 @@ def run_interruptibly(call: Callable[[], T], stop: Callable[[], None] | None = N
         try:
             # start() inside: a solver that holds the GIL (CaDiCaL) keeps this thread in start()
             # until its first call returns, and the signal's exception surfaces there; leaving
-            # then would free the solver under the running call (a segfault, issue 28)
+            # then would free the solver under the running call (a segfault)
             worker.start()
             while not done.wait(_POLL):
                 pass
@@ -223,7 +223,7 @@ def local_workers_shielded():
 def stop_local_workers() -> None:
     """End loky's local workers now that a parallel phase is over. Kept for reuse, they would
     idle through what follows (anneal's certificate) and be joined only when the interpreter
-    exits (2-3 s after a Ctrl-C's line, issue 28), or outlive a driver killed meanwhile,
+    exits (2-3 s after a Ctrl-C's line), or outlive a driver killed meanwhile,
     ignoring SIGINT and SIGTERM (:func:`worker_ignores_signals`)."""
     try:
         from joblib.externals.loky import reusable_executor

@@ -93,7 +93,7 @@ def _free_parts_follow_one_order(orders, pin):
 def test_order_contexts_global_with_pin(pin):
     from mptsearch import order_contexts
 
-    r = order_contexts(PINNED_TRACE, method="global", pin=pin)
+    r = order_contexts(PINNED_TRACE, tokens=1, method="global", pin=pin)
     for given, got in zip(PINNED_TRACE, r.orders):
         assert sorted(got) == sorted(given)
         assert got[len(got) - pin:] == given[:pin]  # the top-pin chunks last, in relevance order

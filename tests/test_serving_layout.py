@@ -111,5 +111,6 @@ def test_cli_layout_and_simulate(tmp_path, capsys):
     assert main(["simulate", SMALL, "--layout", str(out), "--capacity", "1x", "--schedule", "dfs"]) == 0
     assert "excess +0.00%" in capsys.readouterr().out
     assert main(["simulate", SMALL, "--capacity", "lots"]) == 2
-    assert main(["layout", SMALL, "--method", "online", "--pin", "1"]) == 0
+    assert main(["layout", SMALL, "--method", "online", "--window", "8", "--pin", "1"]) == 0
+    assert main(["layout", SMALL, "--method", "online"]) == 2  # an online method needs its window
     assert main(["layout", SMALL, "--pin", "-1"]) == 2

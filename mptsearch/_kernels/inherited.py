@@ -1,4 +1,4 @@
-"""Lower bounds on OPT_free inherited along a generation tree (issue 12): a family's exact
+"""Lower bounds on OPT_free inherited along a generation tree: a family's exact
 value, or any certified lower bound on it, bounds the family with one more request.
 
 Adding a request R to a family F raises OPT_free by at least w(R) - max_i w(R ∩ R_i): in an

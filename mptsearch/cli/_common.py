@@ -110,7 +110,7 @@ def jobs_option(help: str = "Worker processes  [default: all cores; 0 also means
 class FiniteFloat(click.ParamType):
     """A finite number at least ``minimum`` (above it with ``min_open``): click's FloatRange
     lets NaN through (every comparison with NaN is false) and infinity too, and a time limit
-    of NaN or infinity gave a solver no limit, or a verdict from a broken one (issue 28)."""
+    of NaN or infinity would give a solver no limit, or a verdict from a broken one."""
 
     name = "float"
 
@@ -286,7 +286,7 @@ class StepBar:
             self.bar.close()
 
 
-#: the compiled functions the exact DPs (opt_free, opt_glob) call from Python (issue 15's layer),
+#: the compiled functions the exact DPs (opt_free, opt_glob) call from Python (the kernel layer),
 #: as "module:function"; numba compiles and caches each one's callees (inlined helpers included)
 #: with it. Each command's list names what its run (warm-up included) calls, no more: a kernel
 #: the run never calls would never be cached, and the note would print on every run.

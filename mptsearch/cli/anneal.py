@@ -56,7 +56,7 @@ _SEEN: list[int] = []  # signals seen by the running command (see _signals_seen)
 def _signals_seen(command):
     """Run ``command`` with SIGINT and SIGTERM noted in ``_SEEN`` before their usual handlers
     raise KeyboardInterrupt. The note, not the exception, decides: numba can swallow the
-    exception in a callback while it compiles kernels (Ctrl-C at 1 s was lost, issue 21), so
+    exception in a callback while it compiles kernels (a Ctrl-C at 1 s would be lost), so
     the command checks ``_SEEN`` after each phase, and the "Exception ignored" report of the
     swallowed exception is not printed."""
 

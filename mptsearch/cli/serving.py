@@ -53,12 +53,16 @@ def _check_trace(trace: str, max_memory: str | None) -> None:
 @click.option("--method", type=click.Choice(_METHODS), default="all", show_default=True,
               help="Layout method; 'all' runs every one and prints the comparison.")
 @click.option("--window", type=int, default=None,
-              help="Batch size W of the online method (default: the whole trace).")
+              help="Batch size W of the online method: arrivals reordered at a time (online needs it; 'all' "
+                   "skips online without it).")
 @click.option("--pin", type=int, default=0, show_default=True,
               help="Keep the top-T most relevant chunks last, in relevance order.")
 @out_option(help="Write per-request chunk orders and serving ranks as JSONL (with 'all': the cheapest "
                  "method's), atomically.")
 @click.option("--no-bound", is_flag=True, help="Skip the MST lower bound (saves time on large traces).")
+@click.option("--bound-edges", type=int, default=None,
+              help="Overlap edges the MST bound may hold (default 10 million); the most popular chunks past it "
+                   "are relaxed, a looser bound. When that happens the output gives the value that makes it exact.")
 @click.option("--max-memory", default=None,
               help="Memory budget such as 4G (default: what the machine has available).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
@@ -66,12 +70,19 @@ def _check_trace(trace: str, max_memory: str | None) -> None:
 @click.option("--blend", "blend_spec", default=None, metavar="R[,PRICE[,BETA]]",
               help="Also price each layout in the blend model (docs/beyond_prefix.md): blends of cached "
                    "chunk copies at recompute fraction R, loss price PRICE, mismatch BETA (defaults 0).")
-def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet, blend_spec):
+def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, as_json, quiet, blend_spec):
     """Lay out the prompts of a JSONL retrieval trace (- for stdin) and compare with production order."""
-    from ..serving.layout import METHODS, compile_kernels, layout_summary
+    from ..serving.layout import METHODS, ONLINE_NEEDS_WINDOW, compile_kernels, layout_summary
+    from ..serving.sparse import DEFAULT_EDGE_BUDGET
 
     if window is not None and window < 1:
         fail(f"--window must be >= 1, got {window}")
+    if method == "online" and window is None:
+        fail(ONLINE_NEEDS_WINDOW.replace(" (--window W, window=W)", " (--window W)"))
+    if bound_edges is None:
+        bound_edges = DEFAULT_EDGE_BUDGET
+    if bound_edges < 0:
+        fail(f"--bound-edges must be >= 0, got {bound_edges}")
     if pin < 0:
         fail(f"--pin must be >= 0, got {pin}")
     blend = _blend_params(blend_spec)
@@ -89,7 +100,7 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
         tr = _read(trace, quiet)
         t_read, c_read = time.perf_counter() - t0, time.process_time() - c0
         s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound,
-                           progress=step)
+                           progress=step, edge_budget=bound_edges)
         best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
         if out:
             from ..serving.fastwrite import write_layout
@@ -117,6 +128,9 @@ def layout(trace, method, window, pin, out, no_bound, max_memory, as_json, quiet
         click.echo(json.dumps(doc))
         return
     click.echo(s.table())
+    if best.saved < 0 and not quiet:
+        click.echo(f"warning: {best.method} needs {-best.saved_pct:.2f}% more prefill than production order "
+                   "(relevance order, what is served today)" + (f"; {out} holds it anyway" if out else ""), err=True)
     if priced is not None:
         _blend_table(priced, blend)
     if out:

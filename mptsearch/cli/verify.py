@@ -83,7 +83,7 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
             click.echo(f"{r.method:<15}{'OPT_' + r.quantity:<10}{'ERROR':>8}{r.seconds:>10.3f}  {r.note}")
             continue
         # a time-limited row's upper bound is its witness's cost, rechecked on the trie (the
-        # solver's own objective can be higher: 47 beside a witness of 45, issue 28)
+        # solver's own objective can be higher: 47 beside a witness of 45)
         upper = r.witness_cost if r.witness_cost is not None else r.value
         val = _fmt(r.value) if r.status == "optimal" else f"<={_fmt(upper)}"
         wit = (f"{r.witness_kind} costs {r.witness_cost}" if r.witness_cost is not None else "no witness")

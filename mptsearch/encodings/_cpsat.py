@@ -4,7 +4,7 @@ Every encoding (:mod:`.glob_cpsat`, :mod:`.orders_cpsat`, :mod:`.vertex_cover`) 
 ``CpSolver`` from :func:`cpsat_solver` and solves through :func:`cpsat_solve`, so that all of
 them treat signals alike: CP-SAT's own SIGINT catching is off (``catch_sigint_signal``: on by
 default, it turns Ctrl-C into a silent early stop that looks like the time limit, and leaves
-SIGINT at the default action, so that the next Ctrl-C kills the process; issue 28), and a
+SIGINT at the default action, so that the next Ctrl-C kills the process), and a
 Ctrl-C or SIGTERM during a solve stops it at once and reaches the command
 (:func:`mptsearch._signals.run_interruptibly`).
 """

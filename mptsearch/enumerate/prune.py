@@ -1,5 +1,5 @@
 """Pruned evaluation of a piece: bounds inherited along the generation tree make the O(3^m)
-DP the exception (issue 12, point 1).
+DP the exception.
 
 A piece of the orderly generation is a subtree; every family in it is its parent (the family
 without its last request) plus one request. Evaluated level by level, each family gets the

@@ -1,4 +1,4 @@
-"""Whole subtrees of the generation tree decided by one bound (issue 18, point 2).
+"""Whole subtrees of the generation tree decided by one bound.
 
 Lemma S (uniform classes, unit weights). Let P be a family of d distinct k-chunk requests and
 Q a family of q = d + e distinct k-chunk requests containing P (in particular every

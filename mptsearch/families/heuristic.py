@@ -1,4 +1,4 @@
-"""Families on which a heuristic's cost / OPT_free grows without bound (issue 19, point 3).
+"""Families on which a heuristic's cost / OPT_free grows without bound.
 
 - :func:`greedy_trap`: G(q, W), requests of at most two chunks on which level-wise greedy
   hitting set (:func:`mptsearch.heuristics.greedy.greedy`) pays q^2 W + q - 1 while a layout of

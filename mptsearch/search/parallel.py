@@ -140,7 +140,7 @@ def _next_piece(piece: int, done: int, dt: float, piece_seconds: float, left: fl
     nxt = int(min(max(rate * piece_seconds, 200), piece * 4, 10**7))
     if left is not None:
         # what fits in the time left at that rate, down to one step: a floor of 200 steps (a
-        # second or more at m = 16) made -t 60 stop at 63 s (issue 28)
+        # second or more at m = 16) made -t 60 stop at 63 s
         nxt = max(1, min(nxt, int(rate * left)))
     return nxt
 
@@ -245,8 +245,7 @@ def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
         if backend is not None:
             backend.__enter__()
         # Not joblib's managed ``with Parallel(...)``: on Ctrl-C it would kill the local workers
-        # and start fresh ones, which the interpreter then waits for at exit (10-19 s, issue
-        # 21). A plain Parallel called once per round kills them and starts none.
+        # and start fresh ones, which the interpreter then waits for at exit (10-19 s). A plain Parallel called once per round kills them and starts none.
         kw = {} if client is not None else {"initializer": worker_ignores_signals}
         par = joblib.Parallel(n_jobs=jobs if client is None else -1, prefer=None, **kw)
         with local_workers_shielded() if client is None else nullcontext():

@@ -15,7 +15,9 @@ all lines, the prefill under an unbounded prefix cache), all on the sparse model
 - ``agglomerative``: agglomerative common intersection (:mod:`.sparse_agglomerative`);
 - ``peer``: average-linkage clustering baseline (:mod:`.peer`, quadratic: refused past the
   memory its m x m matrices need, with the size that fits);
-- ``online``: batches of W arrivals against the trie of what was served (:mod:`.online`).
+- ``online``: batches of W arrivals against the trie of what was served (:mod:`.online`); it
+  needs W: without one, :func:`layout_summary` skips it with a note and :func:`method_orders`
+  refuses.
 
 Any method but ``online`` can run under pinning (:mod:`.pinning`); ``online`` pins by itself.
 The lower bound is the sparse MST bound (:func:`.sparse.mst_bound`).
@@ -30,12 +32,16 @@ import numpy as np
 
 from ..instance import InstanceError
 from . import memory
-from .sparse import Layout, SparseTrace, _assemble, lex_rank, mst_bound, orders_cost
+from .sparse import DEFAULT_EDGE_BUDGET, Layout, MSTBound, SparseTrace, _assemble, lex_rank, mst_bound, orders_cost
 
 __all__ = ["METHODS", "Layout", "read_layout", "serving_rank", "popularity_order", "global_order", "method_orders",
-           "LayoutRow", "LayoutSummary", "layout_summary", "GLOB_EXACT_N", "as_sparse", "compile_kernels"]
+           "LayoutRow", "LayoutSummary", "layout_summary", "GLOB_EXACT_N", "ONLINE_NEEDS_WINDOW", "as_sparse", "compile_kernels"]
 
 METHODS = ("production", "popularity", "global", "greedy", "agglomerative", "peer", "online")
+#: why ``online`` is not run without a window (the whole trace at once is the offline problem)
+ONLINE_NEEDS_WINDOW = ("the online method needs a window W (--window W, window=W): the number of arrivals it may "
+                       "hold back and reorder at a time; with the whole trace at once use an offline method "
+                       "(agglomerative)")
 GLOB_EXACT_N = 20  # components with at most this many chunks (and <= 64 requests) get the exact DP
 
 
@@ -173,7 +179,9 @@ def method_orders(trace, method: str, *, window: int | None = None, pin: int = 0
     if method == "online":
         from .online import online_orders
 
-        W = tr.size if window is None else window
+        if window is None:
+            raise InstanceError(ONLINE_NEEDS_WINDOW)
+        W = window
         seq = online_orders(tr.indptr, tr.chunks, tr.weights, W, pin).astype(np.int32)
         note = f"W={W}" + (f"; top-{pin} pinned last" if pin else "")
         return Layout(tr.indptr, seq), note
@@ -209,6 +217,8 @@ class LayoutSummary:
     lower_bound: int
     bound_exact: bool = True
     bound_seconds: float = 0.0
+    bound: MSTBound | None = None
+    edge_budget: int = DEFAULT_EDGE_BUDGET
     rows: list = field(default_factory=list)
     orders: dict = field(default_factory=dict)
     weights: np.ndarray | None = None
@@ -216,6 +226,9 @@ class LayoutSummary:
     def row(self, method: str, orders: Layout, seconds: float, note: str = "") -> LayoutRow:
         cost = orders_cost(self.weights, orders.indptr, orders.seq)
         saved = self.production - cost
+        if saved < 0:  # a layout method that loses what relevance order shares: say so in its row
+            note = "; ".join(n for n in (f"WORSE than production order (+{100.0 * -saved / self.production:.2f}% "
+                                         "prefill)", note) if n)
         r = LayoutRow(method, cost, saved, 100.0 * saved / self.production, seconds, note)
         self.rows.append(r)
         self.orders[method] = orders
@@ -233,16 +246,44 @@ class LayoutSummary:
         if self.bound_seconds < 0:
             return "\n".join(line.rstrip() for line in out)
         lb = self.production - self.lower_bound
-        note = "no layout can save more" + ("" if self.bound_exact else " (hot chunks over-estimated)")
         out.append(f"{'MST lower bound':<22}{self.lower_bound:>12}{lb:>12}{100.0 * lb / self.production:>8.2f}%"
-                   f"{'':>9}  {note}")
+                   f"{'':>9}  {self.bound_note()}")
+        out.extend(self.bound_advice())
         return "\n".join(line.rstrip() for line in out)
+
+    def bound_note(self) -> str:
+        """The bound row's note: what it proves, and whether it was relaxed or says nothing."""
+        b = self.bound
+        if b is not None and b.vacuous:
+            return "vacuous: no better than computing each distinct chunk once"
+        if self.bound_exact:
+            return "no layout can save more"
+        return f"no layout can save more (relaxed at {b.hot_chunks} hot chunks: may be loose)"
+
+    def bound_advice(self) -> list[str]:
+        """Lines after the table when the bound was relaxed: how to get the exact one."""
+        b = self.bound
+        if b is None or b.exact:
+            return []
+        need, _ = memory.estimate("mst", self.requests, 0, edges=b.all_pairs)
+        have = memory.available()
+        head = (f"  the bound is relaxed: {b.hot_chunks} popular chunks have too many request pairs for the "
+                f"{self.edge_budget:,}-edge budget")
+        if need <= have:
+            return [head + f"; --bound-edges {b.all_pairs} computes it exactly (about {memory.fmt(need)})"]
+        return [head + f"; the exact bound needs {b.all_pairs:,} edges (about {memory.fmt(need)}, more than the "
+                       f"{memory.fmt(have)} available): a larger --bound-edges tightens it partly"]
 
     def to_json(self) -> dict:
         return {"requests": self.lines, "distinct_requests": self.requests, "chunks": self.chunks,
                 "tokens_without_cache": self.no_cache, "production": self.production,
                 "lower_bound": self.lower_bound if self.bound_seconds >= 0 else None,
                 "lower_bound_exact": self.bound_exact if self.bound_seconds >= 0 else None,
+                "lower_bound_vacuous": self.bound.vacuous if self.bound is not None else None,
+                "trivial_bound": self.bound.trivial if self.bound is not None else None,
+                "hot_chunks": self.bound.hot_chunks if self.bound is not None else None,
+                "exact_bound_edges": self.bound.all_pairs if self.bound is not None else None,
+                "edge_budget": self.edge_budget if self.bound is not None else None,
                 "bound_seconds": round(self.bound_seconds, 3) if self.bound_seconds >= 0 else None,
                 "methods": [{"method": r.method, "prefill": r.cost if r.cost >= 0 else None,
                              "saved": r.saved if r.cost >= 0 else None,
@@ -251,23 +292,32 @@ class LayoutSummary:
 
 
 def layout_summary(trace, methods=METHODS, *, window: int | None = None, pin: int = 0,
-                   refuse_ok: bool = False, bound: bool = True, progress=None) -> LayoutSummary:
+                   refuse_ok: bool = False, bound: bool = True, progress=None,
+                   edge_budget: int = DEFAULT_EDGE_BUDGET) -> LayoutSummary:
     """Run each method on the trace and summarise; see the module docstring.
 
     With ``refuse_ok`` a method refused for memory (:class:`.memory.MemoryRefusal`) becomes a
-    row saying so instead of stopping the run. ``progress``, if given, is called with the name
-    of each step (``"bound"``, then each method) as it starts."""
+    row saying so instead of stopping the run. ``online`` without a ``window`` is a row saying
+    it was skipped. ``progress``, if given, is called with the name of each step (``"bound"``,
+    then each method) as it starts. ``edge_budget``: the MST bound's (:func:`.sparse.mst_bound`)."""
     tr = as_sparse(trace)
     step = progress or (lambda name: None)
     t0 = time.perf_counter()
     if bound:
         step("bound")
-    b = mst_bound(tr) if bound else None
+        deg = np.bincount(tr.req_chunks, minlength=tr.n)
+        memory.check("mst", tr.m, tr.nnz, edges=min(edge_budget, int((deg * (deg - 1) // 2).sum())) + tr.nnz)
+    b = mst_bound(tr, edge_budget=edge_budget) if bound else None
     s = LayoutSummary(tr.size, tr.m, tr.n, tr.tokens(), tr.production_cost(),
                       b.value if b else 0, b.exact if b else False,
-                      time.perf_counter() - t0 if bound else -1.0, weights=tr.weights)
+                      time.perf_counter() - t0 if bound else -1.0, bound=b, edge_budget=edge_budget,
+                      weights=tr.weights)
     for method in methods:
         step(method)
+        if method == "online" and window is None:
+            s.rows.append(LayoutRow("online", -1, 0, 0.0, 0.0, "skipped: needs --window W (arrivals reordered "
+                                                                "at a time)"))
+            continue
         t0 = time.perf_counter()
         try:
             orders, note = method_orders(tr, method, window=window, pin=pin)

@@ -392,6 +392,16 @@ class MSTBound:
     exact: bool  #: True when every overlap edge had its exact weight (no hot chunk)
     hot_chunks: int
     edges: int
+    #: the trivial bound: every distinct chunk of the trace is computed at least once
+    trivial: int = 0
+    #: pairs of requests sharing a chunk, counted once per shared chunk: at most the edges the
+    #: exact bound needs (the ``edge_budget`` that makes no chunk hot)
+    all_pairs: int = 0
+
+    @property
+    def vacuous(self) -> bool:
+        """Whether the bound says no more than the trivial one (each distinct chunk once)."""
+        return self.value <= self.trivial
 
 
 DEFAULT_EDGE_BUDGET = 10_000_000
@@ -401,40 +411,58 @@ def mst_bound(tr: SparseTrace, edge_budget: int = DEFAULT_EDGE_BUDGET, partner_c
     """Lower bound on any layout's prefill: sum_i w(R_i) minus a maximum spanning tree of
     w(R_i ∩ R_j) over the sparse overlap graph (pairs sharing a chunk; paper, Section 6.4).
 
-    Chunks held by so many requests that their pairs would pass ``edge_budget`` are *hot*:
-    their holders are joined by a star over-estimating every pair by the smaller of the two
-    requests' best common weight with anyone (:func:`._sparse_kernels.partner_upper`, itself an
-    upper bound when a holder list is cut at ``partner_cap``; see
-    :func:`._sparse_kernels.overlap_edges`), which keeps the bound valid but may lower it; the
-    result says whether that happened. With no hot chunk it equals
-    :func:`mptsearch.bounds.mst_lower_bound` on the distinct requests.
+    Chunks held by so many requests that their pairs would pass ``edge_budget`` are *hot*.
+    The tree's weight is then bounded from above in two ways, and the better bound is kept:
+
+    - *stars*: a hot chunk's holders are joined by a star over-estimating every pair by the
+      smaller of the two requests' best common weight with anyone
+      (:func:`._sparse_kernels.partner_upper`, itself an upper bound when a holder list is cut
+      at ``partner_cap``; see :func:`._sparse_kernels.overlap_edges`);
+    - *per chunk*: the pair weights split as cold part + hot part, a tree's weight is at most
+      the maximum tree of each part, and a tree has at most |S_x| - 1 edges inside S_x, so
+      MaxST <= MaxST(cold parts only) + sum over hot x of w(x) (|S_x| - 1). With every chunk
+      hot this is the trivial bound (each distinct chunk computed once), never below it.
+
+    Both keep the bound valid but may lower it; the result says whether that happened. With
+    no hot chunk it equals :func:`mptsearch.bounds.mst_lower_bound` on the distinct requests.
 
     Notes
     -----
-    O(sum over cold chunks of |S_x|^2 * k + E log E) time, O(E) memory for E <= edge_budget edges.
+    O(sum over cold chunks of |S_x|^2 * k + E log E) time, O(E) memory for E <= edge_budget
+    edges; twice the kernel work when a chunk is hot.
     """
     from ._sparse_kernels import kruskal_max, overlap_edges, partner_upper
 
     m = tr.m
     rw = tr.request_weights()
     total = int(rw.sum())
-    if m == 1:
-        return MSTBound(total, True, 0, 0)
     cptr, cidx = chunk_holders(tr)
     deg = np.diff(cptr)
-    # the coldest chunks get exact pairs until the budget is spent
+    trivial = int(tr.weights[deg > 0].sum())
     pairs = deg * (deg - 1) // 2
+    all_pairs = int(pairs.sum())
+    if m == 1:
+        return MSTBound(total, True, 0, 0, trivial, 0)
+    # the coldest chunks get exact pairs until the budget is spent
     srt = np.argsort(deg, kind="stable")
     cum = np.cumsum(pairs[srt])
     cold = np.zeros(tr.n, dtype=np.bool_)
     cold[srt[cum <= edge_budget]] = True
-    hot = int((~cold & (deg > 1)).sum())
+    hot_mask = ~cold & (deg > 1)
+    hot = int(hot_mask.sum())
     # hot stars use a per-request upper bound on its best common weight with anyone
     cap_w = partner_upper(tr.req_indptr, tr.req_chunks, tr.weights, cptr, cidx, partner_cap) if hot else rw
     _, ea, eb, ew = overlap_edges(tr.req_indptr, tr.req_chunks, cptr, cidx, tr.weights, cold, cap_w, False)
-    order = np.argsort(-ew, kind="stable")
-    tree = int(kruskal_max(m, ea, eb, ew, order))
-    return MSTBound(total - tree, hot == 0, hot, len(ew))
+    value = total - int(kruskal_max(m, ea, eb, ew, np.argsort(-ew, kind="stable")))
+    edges = len(ew)
+    if hot:
+        del ea, eb, ew
+        w_cold = np.where(cold, tr.weights, 0)  # pair weights over their cold chunks only; stars weigh 0
+        _, ea, eb, ew = overlap_edges(tr.req_indptr, tr.req_chunks, cptr, cidx, w_cold, cold,
+                                      np.zeros(m, dtype=np.int64), False)
+        tree = int(kruskal_max(m, ea, eb, ew, np.argsort(-ew, kind="stable")))
+        value = max(value, total - tree - int((tr.weights[hot_mask] * (deg[hot_mask] - 1)).sum()))
+    return MSTBound(value, hot == 0, hot, edges, trivial, all_pairs)
 
 
 def chunk_holders(tr: SparseTrace) -> tuple[np.ndarray, np.ndarray]:

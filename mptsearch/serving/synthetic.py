@@ -21,7 +21,7 @@ import json
 
 import numpy as np
 
-__all__ = ["retrieval_trace", "write_jsonl"]
+__all__ = ["retrieval_trace", "mixed_trace", "write_jsonl"]
 
 
 def retrieval_trace(M: int, seed: int = 0, *, zipf: float = 1.0, pool: int = 50,
@@ -80,3 +80,55 @@ def write_jsonl(path: str, chunks, tokens) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         for j, row in enumerate(chunks):
             fh.write(json.dumps({"id": f"r{j}", "chunks": row, "tokens": [tokens[c] for c in row]}) + "\n")
+
+
+def mixed_trace(M: int, seed: int = 0, *, sessions: float = 0.5, zipf: float = 1.0, turns: int = 8,
+                tenants: int | None = None):
+    """(per-request chunk labels, {label: tokens}) of a trace mixing retrieval and chat sessions.
+
+    A share ``1 - sessions`` of the M requests is :func:`retrieval_trace`'s (same labels). The
+    rest come from multi-turn sessions whose production order already shares long prefixes:
+
+    - ``tenants`` tenants (default ``max(2, M_s // 200)``, M_s the session requests; a few
+      tenants make their system prompts chunks held by many requests), each with a system prompt
+      ``sys<t>`` of 800-2,000 tokens; a session belongs to one tenant, drawn uniformly;
+    - turn j of a session (j = 1 .. its length, uniform in [1, ``turns``]) holds the system
+      prompt, the session's first j - 1 history chunks ``s<s>.<i>`` (100-400 tokens each), then
+      1-3 documents drawn by Zipf popularity from ``max(50, M // 500)`` shared ones ``d<r>``
+      (50-600 tokens), in that order (its production order);
+    - arrivals are interleaved: every request gets a random time, a session's turns in order.
+
+    On such a trace a global order (``popularity``, ``global``) moves the shared documents in
+    front of each session's history and loses what production order shares: the case the
+    layout summary warns about. The same seed gives the same trace.
+
+    Notes
+    -----
+    O(M * turns) time.
+    """
+    rng = np.random.default_rng(seed)
+    n_sess = int(round(M * sessions))
+    rows, tokens = retrieval_trace(M - n_sess, seed=seed, zipf=zipf) if M > n_sess else ([], {})
+    times = rng.random(len(rows)).tolist()
+    tenants = max(2, n_sess // 200) if tenants is None else tenants
+    sys_tok = rng.integers(800, 2001, size=tenants)
+    D = max(50, M // 500)
+    pd = 1.0 / np.arange(1, D + 1) ** zipf
+    pd /= pd.sum()
+    doc_tok = rng.integers(50, 601, size=D)
+    s = 0
+    while len(rows) < M:
+        length = min(int(rng.integers(1, turns + 1)), M - len(rows))
+        t = int(rng.integers(tenants))
+        tokens[f"sys{t}"] = int(sys_tok[t])
+        start, gap = float(rng.random()), float(rng.random()) * 1e-3
+        for j in range(length):
+            if j:
+                tokens[f"s{s}.{j - 1}"] = int(rng.integers(100, 401))
+            docs = list(dict.fromkeys(f"d{d}" for d in rng.choice(D, size=int(rng.integers(1, 4)), p=pd)))
+            tokens.update({d: int(doc_tok[int(d[1:])]) for d in docs})
+            rows.append([f"sys{t}", *(f"s{s}.{i}" for i in range(j)), *docs])
+            times.append(start + j * gap)
+        s += 1
+    order = np.argsort(np.array(times), kind="stable")
+    return [rows[i] for i in order.tolist()], tokens
