@@ -394,3 +394,40 @@ def naive_min_node_set_cost(requests, weights) -> int:
             cost = sum(w(v) - max([w(u) for u in used if u < v] + [0]) for v in used)
             best = cost if best is None else min(best, cost)
     return best
+
+
+def naive_k2_best_order(edges, r, price, beta, orders=None):
+    """min over serving orders (all of them, or ``orders``) and orientations of the blend
+    objective of two-chunk requests ``edges`` (unit weights), by brute force.
+
+    Serving (x, y) creates the node of x at depth 1 (context {}) unless an earlier request
+    began with x, and always a node of y with context {x}. Each chunk's nodes, in creation
+    order, are priced by trying every set of full nodes containing the first: every other node
+    blends from its best earlier full node (cost r + price (1 + beta |context difference|)).
+    """
+    from itertools import permutations, product
+
+    def chunk(ctxs):
+        t = len(ctxs)
+        best = float("inf")
+        for mask in range(1 << (t - 1)):
+            full = [0] + [j + 1 for j in range(t - 1) if mask >> j & 1]
+            total = float(len(full))
+            for b in range(1, t):
+                if b not in full:
+                    total += min(r + price * (1 + beta * len(ctxs[a] ^ ctxs[b])) for a in full if a < b)
+            best = min(best, total)
+        return best
+
+    best = float("inf")
+    for order in (orders if orders is not None else permutations(edges)):
+        for flip in product((False, True), repeat=len(order)):
+            nodes, started = {}, set()
+            for (a, b), f in zip(order, flip):
+                x, y = (b, a) if f else (a, b)
+                if x not in started:
+                    started.add(x)
+                    nodes.setdefault(x, []).append(frozenset())
+                nodes.setdefault(y, []).append(frozenset([x]))
+            best = min(best, sum(chunk(c) for c in nodes.values()))
+    return best
