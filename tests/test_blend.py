@@ -508,6 +508,8 @@ def test_p4d_lambda_bound_at_its_edge(edges):
     assert [K for K in range(n, sigma + 1) if lo(K) - TOL <= v <= hi(K) + TOL] == [free]
     edge = r / (2 * beta * (sigma - n - 1) - 1)  # where (c' - c)(Sigma - 1 - n) = c
     assert bound < edge < r / (2 * beta * (sigma - n - 2))
+    d = sigma - n - 1  # the stated bound is within 2 beta D / (2 beta D - 1) of the edge
+    assert edge / bound == pytest.approx(2 * beta * d / (2 * beta * d - 1))
     lo, hi = _p4d_bounds(n, r, (1 + 1e-3) * edge, beta)
     assert hi(sigma - 1) > lo(sigma)
 

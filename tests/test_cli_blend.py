@@ -134,3 +134,18 @@ def test_trace_mode_against_the_bounds_and_the_closed_form(capsys):
         blend_trace(tr, "agglomerative", BlendParams(0.15, 0.05, 1.0), "greedy")["objective"])
     code, _, err = run(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.15", "--method", "nope"], capsys)
     assert code == 2 and "unknown method 'nope'" in err
+
+
+def test_trace_percentages_are_rounded_once(capsys):
+    # 12405 of 32309 tokens saved is 38.3949...%: rounding to 3 decimals first and then to 2 printed
+    # 38.40%; the console must show the exact value rounded once, and the JSON the exact value
+    code, out, _ = run(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.15", "--price", "0.05",
+                        "--beta", "1", "--json"], capsys)
+    d = json.loads(out)
+    assert (d["tokens"], d["prefix_cost"]) == (32309, 19904)
+    assert d["prefix_saved_pct"] == 100 * 12405 / 32309 and d["saved_pct"] == 100 * (32309 - d["cost"]) / 32309
+    assert d["objective"] == d["cost"] + 0.05 * d["loss"]
+    code, out, _ = run(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.15", "--price", "0.05",
+                        "--beta", "1"], capsys)
+    assert code == 0 and "saved 38.39%" in out and "38.40" not in out
+    assert f"saved {100 * (32309 - d['cost']) / 32309:.2f}%" in out and f"objective {d['objective']:.10g}" in out

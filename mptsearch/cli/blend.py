@@ -98,6 +98,6 @@ def _trace(path, params, method, rule, as_json, quiet, out):
                + (f" ({res['note']})" if res["note"] else "") + f", blend rule {res['rule']}")
     click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g}" + ("; loss per answer" if p["per_answer"] else ""))
     click.echo(f"prefix only   prefill {res['prefix_cost']}  saved {res['prefix_saved_pct']:.2f}%")
-    click.echo(f"with blends   prefill {res['cost']:g}  saved {res['saved_pct']:.2f}%  loss {res['loss']:g}  "
-               f"objective {res['objective']:g}")
+    click.echo(f"with blends   prefill {res['cost']:.10g}  saved {res['saved_pct']:.2f}%  loss {res['loss']:.10g}  "
+               f"objective {res['objective']:.10g}")
     return 0
