@@ -149,3 +149,29 @@ def test_trace_percentages_are_rounded_once(capsys):
                         "--beta", "1"], capsys)
     assert code == 0 and "saved 38.39%" in out and "38.40" not in out
     assert f"saved {100 * (32309 - d['cost']) / 32309:.2f}%" in out and f"objective {d['objective']:.10g}" in out
+
+
+def test_greedy_modes_past_the_exact_limit_are_labelled_an_upper_bound(capsys, monkeypatch):
+    # chunks of more than EXACT_MODES_T nodes (beta > 0) are priced by forward greedy: with the limit
+    # lowered to 3, the constructed chunk of test_blend.py (greedy 3.4, exact 2.8) is priced 3.4 and the
+    # result must say "upper bound", not exact
+    import mptsearch.blend.model as model
+    from mptsearch.blend.exact import blend_summary
+
+    inst = parse_instance("0 1230 12340 12350")
+    layout = [list(o) for o in inst.orders]
+    p = BlendParams(0.1, 0.1, 2.0)
+    exact = model.price_layout(inst, layout, p)
+    assert exact.modes_exact
+    monkeypatch.setattr(model, "EXACT_MODES_T", 3)
+    capped = model.price_layout(inst, layout, p)
+    assert not capped.modes_exact and capped.objective > exact.objective + 0.5
+    d = blend_summary(parse_instance("01 21 31 41"), BlendParams(0.1, 0.05, 1.0))
+    assert d["exact"] is False and "upper bound" in d["method"]
+    code, out, _ = run(["blend", "01 21 31 41", "--r", "0.1", "--price", "0.05", "--beta", "1"], capsys)
+    assert code == 0 and "OPT_blend <= (upper bd.)" in out and "(at least)" in out
+    monkeypatch.setattr(model, "EXACT_MODES_T", 16)
+    d = blend_summary(parse_instance("01 21 31 41"), BlendParams(0.1, 0.05, 1.0))
+    assert d["exact"] is True and d["method"] == "exhaustive"
+    code, out, _ = run(["blend", "01 21 31 41", "--r", "0.1", "--price", "0.05", "--beta", "1"], capsys)
+    assert "upper" not in out and "OPT_blend                " in out

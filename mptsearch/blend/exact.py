@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from ..instance import Instance, InstanceError
+from . import model as _model
 from .model import BlendParams, BlendResult, price_layout
 
 __all__ = ["BlendOptimum", "opt_blend", "opt_blend_exhaustive", "layouts_count", "recheck", "blend_summary", "MAX_LAYOUTS"]
@@ -25,12 +26,18 @@ MAX_DP_M = 25  # the O(3^m) DP of the constant model refuses more requests (solv
 
 @dataclass
 class BlendOptimum:
-    """OPT_blend with a layout attaining it, the prefix-only optimum and how it was found."""
+    """OPT_blend with a layout attaining it, the prefix-only optimum and how it was found.
+
+    ``exact`` is False when some layout had a chunk of more than
+    :data:`.model.EXACT_MODES_T` nodes (beta > 0) priced by greedy modes: ``value`` is then an
+    upper bound on OPT_blend (the minimum over layouts of upper bounds on their best prices).
+    """
 
     best: BlendResult
     opt_free: int
     distinct_weight: int
     method: str
+    exact: bool = True
 
     @property
     def value(self) -> float:
@@ -62,11 +69,15 @@ def opt_blend_exhaustive(inst: Instance, params: BlendParams, *, max_layouts: in
     if count > max_layouts:
         raise InstanceError(f"exhaustive OPT_blend needs {count} layouts, more than the limit {max_layouts}")
     best = None
+    exact = True
     for layout in itertools.product(*(itertools.permutations(o) for o in inst.orders)):
         res = price_layout(inst, layout, params)
+        exact &= res.modes_exact
         if best is None or res.objective < best.objective - 1e-9:
             best = res
-    return BlendOptimum(best, int(opt_free(inst).value), _distinct_weight(inst), "exhaustive")
+    method = "exhaustive" if exact else (f"exhaustive layouts, greedy modes past {_model.EXACT_MODES_T} nodes of a chunk "
+                                             "(upper bound)")
+    return BlendOptimum(best, int(opt_free(inst).value), _distinct_weight(inst), method, exact)
 
 
 def opt_blend(inst: Instance, params: BlendParams, *, max_layouts: int = MAX_LAYOUTS) -> BlendOptimum:
@@ -141,7 +152,8 @@ def blend_summary(inst: Instance, params: BlendParams, *, max_layouts: int = MAX
     Keys: instance, parameters (r, lambda, beta, c), opt_free, w_U, opt_blend (objective),
     cost, loss, prefix_cost (the witness layout's trie cost), lower_bound (P5:
     (1 - c) w(U) + c OPT_free), ratio (OPT_free / OPT_blend), method, layout, modes,
-    rechecked (cost and loss replayed, and whether they match).
+    rechecked (cost and loss replayed, and whether they match), exact (False: opt_blend is an
+    upper bound, see :class:`BlendOptimum`).
     """
     from ..instance import compact
 
@@ -155,6 +167,6 @@ def blend_summary(inst: Instance, params: BlendParams, *, max_layouts: int = MAX
             "opt_free": res.opt_free, "w_U": res.distinct_weight, "opt_blend": round(res.value, 9),
             "cost": round(b.cost, 9), "loss": round(b.loss, 9), "prefix_cost": b.prefix_cost,
             "lower_bound": round(low, 9), "ratio": round(res.opt_free / res.value, 9) if res.value > 0 else None,
-            "method": res.method, "layout": [[inst.labels[x] for x in seq] for seq in b.layout], "modes": list(b.modes),
+            "method": res.method, "exact": res.exact, "layout": [[inst.labels[x] for x in seq] for seq in b.layout], "modes": list(b.modes),
             "blended": b.blended,
             "rechecked": {"cost": round(rc, 9), "loss": round(rl, 9), "match": bool(ok and low <= res.value + 1e-9)}}

@@ -31,7 +31,8 @@ from typing import Sequence
 from ..instance import Instance, InstanceError
 from ..trie import check_layout
 
-__all__ = ["BlendParams", "Node", "BlendResult", "layout_nodes", "price_layout", "chunk_modes", "EXACT_MODES_T"]
+__all__ = ["BlendParams", "Node", "BlendResult", "layout_nodes", "price_layout", "chunk_modes", "modes_are_exact",
+           "EXACT_MODES_T"]
 
 EXACT_MODES_T = 16  # a chunk with at most this many nodes gets the exact 2^(t-1) mode choice
 
@@ -101,7 +102,9 @@ class BlendResult:
 
     ``objective = cost + price * loss``; ``prefix_cost`` is the same layout's trie cost (every
     node full, the paper's MPT cost); ``modes[j]`` is -1 for a full node j, else the index of
-    the full node it blends from.
+    the full node it blends from. ``modes_exact`` is False when some chunk had more than
+    :data:`EXACT_MODES_T` nodes with beta > 0 and was priced by forward greedy: ``objective`` is
+    then an upper bound on the layout's best price, not the best price.
     """
 
     objective: float
@@ -111,6 +114,7 @@ class BlendResult:
     layout: list
     modes: list = field(default_factory=list)
     nodes: list = field(default_factory=list)
+    modes_exact: bool = True
 
     @property
     def blended(self) -> int:
@@ -183,6 +187,13 @@ def chunk_modes(nodes: Sequence[Node], ids: Sequence[int], w: int, params: Blend
     return total, out
 
 
+def modes_are_exact(t: int, params: BlendParams, exact: bool = True) -> bool:
+    """Whether :func:`chunk_modes` chooses the best modes for a chunk of ``t`` nodes: always for
+    beta = 0 (a blend's price does not depend on its source, so greedy is exact; proof of
+    Proposition 2), else only by the exact search, up to :data:`EXACT_MODES_T` nodes."""
+    return params.beta == 0 or t <= 2 or (exact and t <= EXACT_MODES_T)
+
+
 def price_layout(inst: Instance, layout: Sequence[Sequence[int]], params: BlendParams, *,
                  exact_modes: bool = True) -> BlendResult:
     """``layout`` (validated) served in request order, with the best modes per chunk.
@@ -209,6 +220,7 @@ def price_layout(inst: Instance, layout: Sequence[Sequence[int]], params: BlendP
         by_chunk.setdefault(nd.chunk, []).append(j)
     modes = [-1] * len(nodes)
     objective = 0.0
+    exact = all(modes_are_exact(len(ids), params, exact_modes) for ids in by_chunk.values())
     for x, ids in by_chunk.items():
         val, src = chunk_modes(nodes, ids, int(inst.weights[x]), params, exact_modes)
         objective += val
@@ -226,4 +238,4 @@ def price_layout(inst: Instance, layout: Sequence[Sequence[int]], params: BlendP
             cost += params.r * w
             loss += params.blend_loss(w, len(nodes[s].context ^ nd.context), nd.through)
     return BlendResult(objective=cost + params.price * loss, cost=cost, loss=loss, prefix_cost=prefix,
-                       layout=[list(s) for s in layout], modes=modes, nodes=nodes)
+                       layout=[list(s) for s in layout], modes=modes, nodes=nodes, modes_exact=exact)

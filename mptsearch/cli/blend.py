@@ -62,11 +62,12 @@ def blend(instance, r, price, beta, per_answer, is_trace, method, rule, max_layo
     click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g} (c = min(1, r + lambda) = {p['c']:g})"
                + ("; loss per answer" if p["per_answer"] else ""))
     click.echo(f"OPT_free (prefix only)   {res['opt_free']}")
-    click.echo(f"OPT_blend                {res['opt_blend']:g}  = cost {res['cost']:g} + lambda * loss {res['loss']:g}")
+    label = "OPT_blend               " if res["exact"] else "OPT_blend <= (upper bd.)"
+    click.echo(f"{label} {res['opt_blend']:g}  = cost {res['cost']:g} + lambda * loss {res['loss']:g}")
     click.echo(f"lower bound (P5)         {res['lower_bound']:g}")
     click.echo(f"w(U) (each chunk once)   {res['w_U']}")
     if res["ratio"] is not None:
-        click.echo(f"OPT_free / OPT_blend     {res['ratio']:.4f}")
+        click.echo(f"OPT_free / OPT_blend     {res['ratio']:.4f}" + ("" if res["exact"] else "  (at least)"))
     click.echo(f"method: {res['method']}; blended nodes: {res['blended']}; witness trie cost {res['prefix_cost']}")
     for i, seq in enumerate(res["layout"]):
         click.echo(f"  R{i}: {' '.join(map(str, seq))}")
