@@ -584,7 +584,7 @@ def test_p10_k4_step3_order_attains_the_bound_with_an_empty_independent_set():
     r, lam, beta = 0.0, 0.01, 10.0
     k4 = list(itertools.combinations(range(4), 2))
     assert _p10_bound(k4, r, lam, beta) == pytest.approx(4.66)
-    order = [(0, 1), (2, 0), (3, 0), (2, 3), (1, 2), (1, 3)]  # each pair as (first, second)
+    order = [(0, 1), (2, 0), (3, 0), (1, 2), (1, 3), (2, 3)]  # each pair as (first, second)
     inst = parse_instance([list(e) for e in order])
     p = BlendParams(r, lam, beta)
     res = price_layout(inst, [tuple(o) for o in inst.orders], p)
