@@ -431,3 +431,62 @@ def naive_k2_best_order(edges, r, price, beta, orders=None):
                 nodes.setdefault(y, []).append(frozenset([x]))
             best = min(best, sum(chunk(c) for c in nodes.values()))
     return best
+
+
+def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated=False):
+    """OPT_blend of the extended model of docs/beyond_prefix.md section 9 by brute force.
+
+    ``points``: (r, mismatch, loss) triples; g(r, d) is linear in d between a ratio's points and
+    continues its last segment beyond them. Every layout; every non-hit position is full (cost w),
+    or blended with any ratio r of the table from any earlier full node of its chunk or, with
+    ``isolated``, from the chunk's offline copy (context {}): cost r w, loss w g(r, d), d the
+    number (``tokens``: the total weight) of chunks in which the two contexts differ. Without
+    ``isolated`` the first node of a chunk can only be full. Returns the best objective.
+    """
+    from itertools import permutations, product
+
+    table = {}
+    for r, d, g in points:
+        table.setdefault(r, []).append((d, g))
+    for r in table:
+        table[r].sort()
+
+    def g_of(r, d):
+        pts = table[r]
+        if len(pts) == 1:
+            return pts[0][1]
+        i = 0
+        while i + 2 < len(pts) and d > pts[i + 1][0]:
+            i += 1
+        (d0, g0), (d1, g1) = pts[i], pts[i + 1]
+        return g0 + (g1 - g0) * (d - d0) / (d1 - d0)
+
+    def diff(a, b):
+        s = a ^ b
+        return sum(weights[y] for y in s) if tokens else len(s)
+
+    best = float("inf")
+    for layout in product(*(permutations(o) for o in orders)):
+        seen, new = set(), []
+        for seq in layout:
+            for p in range(len(seq)):
+                if seq[:p + 1] not in seen:
+                    seen.add(seq[:p + 1])
+                    new.append((seq[p], frozenset(seq[:p])))
+
+        def go(j, full):
+            if j == len(new):
+                return 0.0
+            x, ctx = new[j]
+            w = weights[x]
+            options = [w + go(j + 1, full + ((x, ctx),))]
+            sources = [c for y, c in full if y == x] + ([frozenset()] if isolated else [])
+            if sources:
+                rest = go(j + 1, full)
+                for src in sources:
+                    for r in table:
+                        options.append(r * w + price * w * g_of(r, diff(ctx, src)) + rest)
+            return min(options)
+
+        best = min(best, go(0, ()))
+    return best

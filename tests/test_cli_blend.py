@@ -25,7 +25,7 @@ def run(args, capsys):
     (["--r", "nan"], "r must be a finite number"),
     (["--r", "0.1", "--price", "inf"], "price must be a finite number"),
     (["--r", "x"], "'x' is not a valid float"),
-    ([], "Missing option '--r'"),
+    ([], "give the recompute fraction --r, or a loss table with --calibration"),
 ])
 def test_wrong_parameters_are_one_line_and_exit_2(args, words, capsys):
     code, out, err = run(["blend", "012 013", *args], capsys)
