@@ -394,3 +394,99 @@ def naive_min_node_set_cost(requests, weights) -> int:
             cost = sum(w(v) - max([w(u) for u in used if u < v] + [0]) for v in used)
             best = cost if best is None else min(best, cost)
     return best
+
+
+def naive_k2_best_order(edges, r, price, beta, orders=None):
+    """min over serving orders (all of them, or ``orders``) and orientations of the blend
+    objective of two-chunk requests ``edges`` (unit weights), by brute force.
+
+    Serving (x, y) creates the node of x at depth 1 (context {}) unless an earlier request
+    began with x, and always a node of y with context {x}. Each chunk's nodes, in creation
+    order, are priced by trying every set of full nodes containing the first: every other node
+    blends from its best earlier full node (cost r + price (1 + beta |context difference|)).
+    """
+    from itertools import permutations, product
+
+    def chunk(ctxs):
+        t = len(ctxs)
+        best = float("inf")
+        for mask in range(1 << (t - 1)):
+            full = [0] + [j + 1 for j in range(t - 1) if mask >> j & 1]
+            total = float(len(full))
+            for b in range(1, t):
+                if b not in full:
+                    total += min(r + price * (1 + beta * len(ctxs[a] ^ ctxs[b])) for a in full if a < b)
+            best = min(best, total)
+        return best
+
+    best = float("inf")
+    for order in (orders if orders is not None else permutations(edges)):
+        for flip in product((False, True), repeat=len(order)):
+            nodes, started = {}, set()
+            for (a, b), f in zip(order, flip):
+                x, y = (b, a) if f else (a, b)
+                if x not in started:
+                    started.add(x)
+                    nodes.setdefault(x, []).append(frozenset())
+                nodes.setdefault(y, []).append(frozenset([x]))
+            best = min(best, sum(chunk(c) for c in nodes.values()))
+    return best
+
+
+def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated=False):
+    """OPT_blend of the extended model of docs/beyond_prefix.md section 9 by brute force.
+
+    ``points``: (r, mismatch, loss) triples; g(r, d) is linear in d between a ratio's points and
+    continues its last segment beyond them. Every layout; every non-hit position is full (cost w),
+    or blended with any ratio r of the table from any earlier full node of its chunk or, with
+    ``isolated``, from the chunk's offline copy (context {}): cost r w, loss w g(r, d), d the
+    number (``tokens``: the total weight) of chunks in which the two contexts differ. Without
+    ``isolated`` the first node of a chunk can only be full. Returns the best objective.
+    """
+    from itertools import permutations, product
+
+    table = {}
+    for r, d, g in points:
+        table.setdefault(r, []).append((d, g))
+    for r in table:
+        table[r].sort()
+
+    def g_of(r, d):
+        pts = table[r]
+        if len(pts) == 1:
+            return pts[0][1]
+        i = 0
+        while i + 2 < len(pts) and d > pts[i + 1][0]:
+            i += 1
+        (d0, g0), (d1, g1) = pts[i], pts[i + 1]
+        return g0 + (g1 - g0) * (d - d0) / (d1 - d0)
+
+    def diff(a, b):
+        s = a ^ b
+        return sum(weights[y] for y in s) if tokens else len(s)
+
+    best = float("inf")
+    for layout in product(*(permutations(o) for o in orders)):
+        seen, new = set(), []
+        for seq in layout:
+            for p in range(len(seq)):
+                if seq[:p + 1] not in seen:
+                    seen.add(seq[:p + 1])
+                    new.append((seq[p], frozenset(seq[:p])))
+
+        def go(j, full):
+            if j == len(new):
+                return 0.0
+            x, ctx = new[j]
+            w = weights[x]
+            options = [w + go(j + 1, full + ((x, ctx),))]
+            sources = [c for y, c in full if y == x] + ([frozenset()] if isolated else [])
+            if sources:
+                rest = go(j + 1, full)
+                for src in sources:
+                    for r in table:
+                        options.append(r * w + price * w * g_of(r, diff(ctx, src)) + rest)
+            return min(options)
+
+        best = min(best, go(0, ()))
+    return best

@@ -251,15 +251,58 @@ def test_p6_ratio_approaches_one_over_c():
     assert ratios[-1] > 0.95 / c
 
 
-def test_p7_agglomerative_keeps_half_the_blend_savings():
+def _p7_first_step(c, sigma, wU, sav_free):
+    """P7's first step (Theorem 6): SAV_J(L_g) >= (1 - c)(Sigma - w(U)) + c SAV*/2."""
+    return (1 - c) * (sigma - wU) + c * sav_free / 2
+
+
+def _p7_fraction(c):
+    """P7: SAV_J(L_g) >= (1 - c/2) SAV_J*."""
+    return 1 - c / 2
+
+
+def _sav_j(inst, layout, p):
+    return inst.total_weight() - price_layout(inst, layout, p).objective
+
+
+def test_p7_agglomerative_keeps_one_minus_half_c_of_the_blend_savings():
     rng = random.Random(5)
     for _ in range(20):
         inst = _random_instance(rng, n=6, m=(3, 7), k=(2, 4), weights=True)
-        sigma = inst.total_weight()
-        for p in (BlendParams(0.15, 0.0), BlendParams(0.3, 0.2)):
-            agg = price_layout(inst, agglomerative(inst).layout, p).objective
-            best = opt_blend(inst, p).value
-            assert sigma - agg >= (sigma - best) / 2 - TOL
+        sigma, wU, free = inst.total_weight(), _wU(inst), opt_free(inst).value
+        for p in (BlendParams(0.15, 0.0), BlendParams(0.3, 0.2), BlendParams(1.0, 0.0)):
+            for tb in ("first", "worst") if inst.m <= 7 else ("first",):
+                sav = _sav_j(inst, agglomerative(inst, tie_break=tb).layout, p)
+                best = sigma - opt_blend(inst, p).value
+                assert sav >= _p7_first_step(p.c, sigma, wU, sigma - free) - TOL
+                assert _p7_first_step(p.c, sigma, wU, sigma - free) >= _p7_fraction(p.c) * best - TOL
+
+
+@pytest.mark.parametrize("c", [0.15, 0.5, 1.0])
+def test_p7_first_step_is_attained_on_theorem6_witness(c):
+    # 0123 14 2578 46 under adversarial ties: the agglomerative layout saves 1 of the optimal 2
+    # (Sigma = 12, w(U) = 9), so SAV_J(L_g) = 3 - 2c equals the first step exactly
+    inst = parse_instance("0123 14 2578 46")
+    p = BlendParams(c, 0.0)
+    sigma, wU, free = inst.total_weight(), _wU(inst), opt_free(inst).value
+    assert (sigma, wU, free) == (12, 9, 10)
+    lay = agglomerative(inst, tie_break="worst").layout
+    assert sigma - trie_cost(inst, lay) == 1
+    sav, best = _sav_j(inst, lay, p), sigma - opt_blend(inst, p).value
+    assert sav == pytest.approx(_p7_first_step(c, sigma, wU, sigma - free)) == pytest.approx(3 - 2 * c)
+    assert best == pytest.approx(3 - c)
+    assert sav >= _p7_fraction(c) * best - TOL
+
+
+@pytest.mark.parametrize("reqs", ["012 013 0", "01 02 03 0", "0123 012 01 4"])
+def test_p7_second_step_is_an_equality_when_opt_free_is_w_u(reqs):
+    # OPT_free = w(U): SAV* = Sigma - w(U), and the first step equals (1 - c/2) SAV_J*
+    inst = parse_instance(reqs)
+    sigma, wU, free = inst.total_weight(), _wU(inst), opt_free(inst).value
+    assert free == wU
+    for c in (0.15, 0.5, 1.0):
+        best = sigma - opt_blend(inst, BlendParams(c, 0.0)).value
+        assert _p7_first_step(c, sigma, wU, sigma - free) == pytest.approx(_p7_fraction(c) * best)
 
 
 def test_c1_blend_optimum_is_not_mpt_optimal_on_k43():
@@ -330,6 +373,22 @@ def test_p8_first_copy_bound_and_approximation():
     assert tight > 0  # the OPT_free layout is not always optimal in the context model (C1)
 
 
+@pytest.mark.parametrize("reqs,k", [("01 21", 2), ("014 234", 3), ("01 21 31", 2)])
+def test_p8_bound_attained_at_the_largest_context_distance(reqs, k):
+    # every non-first node of chunk 1 (or 4) sits at context distance 2 (k - 1) from the first copy:
+    # the first-copy rule pays exactly (1 - c') w(U) + c' COST(L) on the production layout
+    from mptsearch.blend.heuristic import node_table, price_first
+
+    inst = parse_instance(reqs)
+    assert max(len(o) for o in inst.orders) == k
+    lay = [tuple(o) for o in inst.orders]
+    for p in (BlendParams(0.15, 0.1, 1.0), BlendParams(0.05, 0.02, 3.0)):
+        cp = _c_prime(p, k)
+        assert cp < 1
+        c_, l_ = price_first(node_table(inst.weights, lay), p)
+        assert c_ + p.price * l_ == pytest.approx((1 - cp) * _wU(inst) + cp * trie_cost(inst, lay))
+
+
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_p6_all_subsets_opt_free_is_m(n):
     subsets = [list(c) for j in range(1, n + 1) for c in itertools.combinations(range(n), j)]
@@ -392,9 +451,10 @@ def _p4d_bounds(n, r, lam, beta, k=2):
     return (lambda K: (1 - c) * n + c * K), (lambda K: (1 - cp) * n + cp * K)
 
 
-def _p4d_lambda_bound(r, beta, sigma, k=2):
-    """P4(d)'s hypothesis: lambda < r / (2 beta (k - 1) Sigma)."""
-    return r / (2 * beta * (k - 1) * sigma)
+def _p4d_lambda_bound(r, beta, sigma, n, k=2):
+    """P4(d)'s hypothesis: lambda < r / (2 beta (k - 1) (Sigma - n - 1)); no bound when Sigma <= n + 1."""
+    d = sigma - n - 1
+    return r / (2 * beta * (k - 1) * d) if d > 0 else math.inf
 
 
 P4D_GRAPHS = [[(0, 1), (1, 2), (2, 0)], [(0, 1), (1, 2), (2, 3), (3, 0)], [(0, 1), (1, 2), (2, 3), (1, 3)],
@@ -402,14 +462,14 @@ P4D_GRAPHS = [[(0, 1), (1, 2), (2, 0)], [(0, 1), (1, 2), (2, 3), (3, 0)], [(0, 1
 
 
 @pytest.mark.parametrize("edges", P4D_GRAPHS)
-@pytest.mark.parametrize("r,beta,frac", [(0.3, 1.0, 0.99), (1.0, 0.01, 0.06), (0.9, 1.0, 0.9)])
+@pytest.mark.parametrize("r,beta,frac", [(0.3, 1.0, 0.99), (1.0, 0.01, 0.02), (0.9, 1.0, 0.3)])
 def test_p4d_small_lambda_intervals_decide_opt_free(edges, r, beta, frac):
     # (0.3, 1): c < c' < 1; (1, 0.01): r + lambda >= 1 (lambda = 0.5 on the triangle, the referee's
     # counterexample to the unclamped bound), c = c' = 1; (0.9, 1): c = r + lambda < 1 = c'
     # (lambda (1 + 2 beta) >= 1 - r)
     inst = parse_instance([list(e) for e in edges])
     n, sigma, free = inst.n, 2 * len(edges), opt_free(inst).value
-    lam = frac * _p4d_lambda_bound(r, beta, sigma)
+    lam = frac * _p4d_lambda_bound(r, beta, sigma, n)
     v = opt_blend_exhaustive(inst, BlendParams(r, lam, beta)).value
     lo, hi = _p4d_bounds(n, r, lam, beta)
     if r + lam >= 1:
@@ -417,14 +477,14 @@ def test_p4d_small_lambda_intervals_decide_opt_free(edges, r, beta, frac):
     assert lo(free) - TOL <= v <= hi(free) + TOL
     decided = [K for K in range(n, sigma + 1) if lo(K) - TOL <= v <= hi(K) + TOL]
     assert decided == [free]
-    assert all(hi(K) < lo(K + 1) for K in range(n, sigma + 1))
+    assert all(hi(K) < lo(K + 1) for K in range(n, sigma))
 
 
 def test_p4d_unclamped_lower_bound_fails_when_r_plus_lambda_exceeds_one():
     # the referee's counterexample to the unclamped lo(K) = (1 - r) n + r K + lambda (K - n)
     inst = parse_instance("01 12 20")
     r, lam, beta = 1.0, 0.5, 0.01
-    assert lam < _p4d_lambda_bound(r, beta, 6)
+    assert lam < _p4d_lambda_bound(r, beta, 6, 3)
     v = opt_blend_exhaustive(inst, BlendParams(r, lam, beta)).value
     assert v == pytest.approx(5) and opt_free(inst).value == 5
     assert (1 - r) * 3 + r * 5 + lam * (5 - 3) > v + 0.5
@@ -433,12 +493,171 @@ def test_p4d_unclamped_lower_bound_fails_when_r_plus_lambda_exceeds_one():
 
 
 @pytest.mark.parametrize("edges", P4D_GRAPHS)
-def test_p4d_intervals_overlap_above_the_lambda_bound(edges):
-    # with lambda at 3 times the bound the intervals of the largest K overlap (the bound is used)
+def test_p4d_lambda_bound_at_its_edge(edges):
+    # just below the bound the intervals of every K <= Sigma - 1 are disjoint and decide OPT_free;
+    # they overlap at K = Sigma - 1 just above r / (2 beta D - 1), D = Sigma - n - 1 (unclamped c, c'),
+    # which lies below r / (2 beta (D - 1)): Sigma - 1 (or - 2) in place of Sigma fails here
     inst = parse_instance([list(e) for e in edges])
     n, sigma, r, beta = inst.n, 2 * len(edges), 0.3, 1.0
-    lo, hi = _p4d_bounds(n, r, 3 * _p4d_lambda_bound(r, beta, sigma), beta)
-    assert hi(sigma) >= lo(sigma + 1)
+    bound = _p4d_lambda_bound(r, beta, sigma, n)
+    lam = (1 - 1e-3) * bound
+    lo, hi = _p4d_bounds(n, r, lam, beta)
+    assert r + lam * (1 + 2 * beta) < 1  # c and c' unclamped
+    assert all(hi(K) < lo(K + 1) for K in range(n, sigma))
+    v, free = opt_blend_exhaustive(inst, BlendParams(r, lam, beta)).value, opt_free(inst).value
+    assert [K for K in range(n, sigma + 1) if lo(K) - TOL <= v <= hi(K) + TOL] == [free]
+    edge = r / (2 * beta * (sigma - n - 1) - 1)  # where (c' - c)(Sigma - 1 - n) = c
+    assert bound < edge < r / (2 * beta * (sigma - n - 2))
+    d = sigma - n - 1  # the stated bound is within 2 beta D / (2 beta D - 1) of the edge
+    assert edge / bound == pytest.approx(2 * beta * d / (2 * beta * d - 1))
+    lo, hi = _p4d_bounds(n, r, (1 + 1e-3) * edge, beta)
+    assert hi(sigma - 1) > lo(sigma)
+
+
+def test_p4d_no_bound_when_sigma_is_at_most_n_plus_one():
+    # a matching plus a path of two edges: Sigma = n + 1, so every lambda > 0 gives disjoint intervals
+    inst = parse_instance("01 23 45 56")
+    n, sigma = inst.n, 8
+    assert sigma == n + 1 and _p4d_lambda_bound(0.3, 1.0, sigma, n) == math.inf
+    for lam in (0.05, 0.2, 5.0):
+        lo, hi = _p4d_bounds(n, 0.3, lam, 1.0)
+        assert all(hi(K) < lo(K + 1) for K in range(n, sigma))
+        v = opt_blend_exhaustive(inst, BlendParams(0.3, lam, 1.0)).value
+        assert [K for K in range(n, sigma + 1) if lo(K) - TOL <= v <= hi(K) + TOL] == [opt_free(inst).value]
+
+
+def _p10_bound(edges, r, lam, beta):
+    """P10: n + c1 |E| - max over independent sets I of sum_{x in I} (c2 - (c2 - c1) deg x), by
+    brute force over vertex subsets."""
+    verts = sorted({v for e in edges for v in e})
+    deg = {v: sum(v in e for e in edges) for v in verts}
+    c1, c2 = min(1.0, r + lam * (1 + beta)), min(1.0, r + lam * (1 + 2 * beta))
+    best = 0.0
+    for size in range(1, len(verts) + 1):
+        for sub in itertools.combinations(verts, size):
+            if not any(a in sub and b in sub for a, b in edges):
+                best = max(best, sum(c2 - (c2 - c1) * deg[x] for x in sub))
+    return len(verts) + c1 * len(edges) - best
+
+
+P10_GRAPHS = [[(0, 1), (1, 2)], [(0, 1), (0, 2), (0, 3)], [(0, 1), (1, 2), (2, 0)], [(0, 1), (1, 2), (2, 3)],
+              [(0, 1), (1, 2), (2, 3), (3, 0)], [(0, 1), (1, 2), (2, 0), (2, 3)]]
+P10_PARAMS = [(0.1, 0.05, 1.0), (0.0, 0.01, 10.0), (0.2, 0.1, 3.0), (0.15, 0.0, 0.0), (0.3, 0.05, 0.5)]
+
+
+def _p10_opt(edges, p):
+    return opt_blend_exhaustive(parse_instance([list(e) for e in edges]), p).value
+
+
+@pytest.mark.parametrize("edges", P10_GRAPHS)
+def test_p10_best_serving_order_equals_the_independent_set_bound(edges):
+    for r, lam, beta in P10_PARAMS:
+        p = BlendParams(r, lam, beta)
+        vals = [_p10_opt(order, p) for order in itertools.permutations(edges)]
+        bound = _p10_bound(edges, r, lam, beta)
+        assert min(vals) == pytest.approx(bound)  # (b)
+        assert all(v >= bound - TOL for v in vals)  # (a)
+
+
+def test_p10_beta0_is_p2():
+    edges = [(0, 1), (1, 2), (2, 0), (2, 3)]
+    assert _p10_bound(edges, 0.15, 0.1, 0.0) == pytest.approx((1 - 0.25) * 4 + 0.25 * (_tau(edges) + 4))
+    assert _p10_opt(edges, BlendParams(0.15, 0.1, 0.0)) == pytest.approx(_p10_bound(edges, 0.15, 0.1, 0.0))
+
+
+def test_p10_bound_is_not_attained_in_every_serving_order():
+    # K4 served 01 23 02 13 03 12 at r = 0, lambda = 0.01, beta = 10: 4.75 > 4.66 (both solvers);
+    # at (0.1, 0.05, 1) the same order attains the bound 5.1
+    from .naive import naive_k2_best_order
+
+    order = [(0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2)]
+    assert _p10_opt(order, BlendParams(0.0, 0.01, 10.0)) == pytest.approx(4.75)
+    assert naive_k2_best_order(order, 0.0, 0.01, 10.0, orders=[order]) == pytest.approx(4.75)
+    assert _p10_bound(order, 0.0, 0.01, 10.0) == pytest.approx(4.66)
+    assert _p10_opt(order, BlendParams(0.1, 0.05, 1.0)) == pytest.approx(_p10_bound(order, 0.1, 0.05, 1.0)) == \
+        pytest.approx(5.1)
+
+
+def test_p10_k4_step3_order_attains_the_bound_with_an_empty_independent_set():
+    # 3 c1 < 2 c2: every vertex of K4 has f < 0, I* is empty and the bound is 4 + 6 c1 = 4.66;
+    # the order of the proof's step 3 (b = 1, a = 0): 01, then C - b from a, then b's out-edges
+    r, lam, beta = 0.0, 0.01, 10.0
+    k4 = list(itertools.combinations(range(4), 2))
+    assert _p10_bound(k4, r, lam, beta) == pytest.approx(4.66)
+    order = [(0, 1), (2, 0), (3, 0), (1, 2), (1, 3), (2, 3)]  # each pair as (first, second)
+    inst = parse_instance([list(e) for e in order])
+    p = BlendParams(r, lam, beta)
+    res = price_layout(inst, [tuple(o) for o in inst.orders], p)
+    assert res.objective == pytest.approx(4.66)
+    rng = random.Random(4)
+    for _ in range(4):  # a few other serving orders stay above the bound (P10(a))
+        perm = rng.sample(order, len(order))
+        assert _p10_opt(perm, p) >= 4.66 - TOL
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("r,lam,beta", [(0.0, 0.01, 10.0), (0.1, 0.05, 1.0), (0.3, 0.1, 2.0)])
+def test_p10_k4_every_order_by_the_naive_twin(r, lam, beta):
+    from .naive import naive_k2_best_order
+
+    k4 = list(itertools.combinations(range(4), 2))
+    assert naive_k2_best_order(k4, r, lam, beta) == pytest.approx(_p10_bound(k4, r, lam, beta))
+
+
+def test_p10_naive_twin_agrees_with_the_exhaustive_solver_on_small_graphs():
+    from .naive import naive_k2_best_order
+
+    for edges in P10_GRAPHS[:4]:
+        for r, lam, beta in P10_PARAMS[:3]:
+            p = BlendParams(r, lam, beta)
+            assert naive_k2_best_order(edges, r, lam, beta) == pytest.approx(
+                min(_p10_opt(order, p) for order in itertools.permutations(edges)))
+
+
+def _alpha(edges, verts):
+    for size in range(len(verts), -1, -1):
+        for sub in itertools.combinations(verts, size):
+            s = set(sub)
+            if not any(a in s and b in s for a, b in edges):
+                return size
+
+
+def test_p11_cubic_gadget_adds_two_to_alpha():
+    # P11(a)'s reduction from maximum degree 3: K4 minus an edge has two vertices of degree 2;
+    # one gadget (p, q, s, t, u: K4 on q, s, t, u minus qs, plus pq, ps, vp) on each makes it cubic
+    g = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]  # 2 and 3 have degree 2
+    edges, nxt = list(g), 4
+    for v in (2, 3):
+        pp, q, s_, t, u = range(nxt, nxt + 5)
+        nxt += 5
+        edges += [(q, t), (q, u), (s_, t), (s_, u), (t, u), (pp, q), (pp, s_), (v, pp)]
+    verts = list(range(nxt))
+    assert all(sum(v in e for e in edges) == 3 for v in verts)
+    assert _alpha(edges, verts) == _alpha(g, list(range(4))) + 2 * 2
+
+
+def test_p11_cubic_value_is_affine_in_alpha_and_small_degrees_suffice_otherwise():
+    k4 = list(itertools.combinations(range(4), 2))
+    for r, lam, beta in ((0.1, 0.05, 1.0), (0.3, 0.1, 2.0)):  # 3 c1 > 2 c2
+        c1, c2 = min(1, r + lam * (1 + beta)), min(1, r + lam * (1 + 2 * beta))
+        assert 3 * c1 > 2 * c2
+        assert _p10_bound(k4, r, lam, beta) == pytest.approx(4 + 6 * c1 - (3 * c1 - 2 * c2) * _alpha(k4, range(4)))
+    # 3 c1 <= 2 c2: the maximum is reached on the vertices of degree <= 2
+    rng = random.Random(8)
+    r, lam, beta = 0.0, 0.01, 10.0
+    c1, c2 = min(1, r + lam * (1 + beta)), min(1, r + lam * (1 + 2 * beta))
+    assert 3 * c1 <= 2 * c2
+    for _ in range(20):
+        edges = sorted({tuple(sorted(rng.sample(range(7), 2))) for _ in range(rng.randint(4, 12))})
+        verts = sorted({v for e in edges for v in e})
+        deg = {v: sum(v in e for e in edges) for v in verts}
+        small = [v for v in verts if deg[v] <= 2]
+        best = 0.0
+        for size in range(1, len(small) + 1):
+            for sub in itertools.combinations(small, size):
+                if not any(a in sub and b in sub for a, b in edges):
+                    best = max(best, sum(c2 - (c2 - c1) * deg[x] for x in sub))
+        assert _p10_bound(edges, r, lam, beta) == pytest.approx(len(verts) + c1 * len(edges) - best)
 
 
 def test_p2prime_per_chunk_constant_losses():
@@ -489,6 +708,70 @@ def test_per_answer_changes_the_optimum_in_the_constant_model():
     inst = parse_instance("012 013 23")
     assert opt_blend(inst, BlendParams(0.1, 0.3, per_answer=True)).value == pytest.approx(
         opt_blend(inst, BlendParams(0.1, 0.3)).value)
+
+
+def _per_answer_nodes(layout):
+    """(chunk, first of its chunk?, requests through it) of every node, from prefix tuples (no trie)."""
+    seen, chunks, out = set(), set(), []
+    for seq in layout:
+        for p in range(len(seq)):
+            if seq[:p + 1] not in seen:
+                seen.add(seq[:p + 1])
+                out.append((seq[p], seq[p] not in chunks, sum(1 for s in layout if s[:p + 1] == seq[:p + 1])))
+                chunks.add(seq[p])
+    return out
+
+
+def test_per_answer_budget_breaks_p3():
+    # K4^(3), r = 0.15, loss <= 4 per answer, unit weights, beta = 0: blend the non-first nodes with
+    # the fewest requests through them; 5.45 at trie cost 8 against P3's 8 - 0.85 * 4 = 4.6
+    inst = parse_instance("012 013 023 123")
+    r, B = 0.15, 4
+    best = {}
+    for layout in itertools.product(*(itertools.permutations(o) for o in inst.orders)):
+        nodes = _per_answer_nodes(layout)
+        taken, used = 0, 0
+        for t in sorted(t for _, first, t in nodes if not first):
+            if used + t <= B:
+                used, taken = used + t, taken + 1
+        best[len(nodes)] = min(best.get(len(nodes), math.inf), len(nodes) - (1 - r) * taken)
+    assert best == pytest.approx({8: 5.45, 9: 5.6, 10: 6.6, 11: 7.6, 12: 8.6})
+    assert 8 - (1 - r) * min(math.floor(B), 8 - 4) == pytest.approx(4.6)  # P3 charged once
+    assert _budget_brute(inst, r, B) == pytest.approx(4.6)
+
+
+def test_per_answer_first_copy_breaks_p8_upper_bound():
+    # r = 0.1, lambda = 0.3, beta = 0: c' = c = 0.4; P8 would give J <= 0.6 * 4 + 0.4 * COST(L)
+    from mptsearch.blend.heuristic import node_table, price_first
+
+    inst = parse_instance("012 013 023 123")
+    p = BlendParams(0.1, 0.3, per_answer=True)
+    by_cost = {}
+    for layout in itertools.product(*(itertools.permutations(o) for o in inst.orders)):
+        c_, l_ = price_first(node_table(inst.weights, layout), p)
+        j = c_ + p.price * l_
+        mine = sum(1.0 if first else min(1.0, 0.1 + 0.3 * t) for _, first, t in _per_answer_nodes(layout))
+        assert j == pytest.approx(mine)
+        by_cost.setdefault(trie_cost(inst, layout), set()).add(round(j, 9))
+    assert by_cost[8] == {5.9, 6.2} and min(by_cost[8]) > 0.6 * 4 + 0.4 * 8 + TOL
+    assert max(by_cost[9]) == pytest.approx(6.6) and max(by_cost[9]) > 0.6 * 4 + 0.4 * 9 + TOL
+
+
+def test_per_answer_p6a_ratio_still_tends_to_one_over_c():
+    # P12(c): global sorted order, blend the non-first leaves, keep the rest full: J <= n + c m + I
+    c = 0.15
+    for n, k in ((5, 2), (6, 3)):
+        reqs = [list(s) for s in itertools.combinations(range(n), k)]
+        inst = parse_instance(reqs)
+        lay = [tuple(sorted(s)) for s in reqs]
+        nodes = _per_answer_nodes(lay)
+        inner = sum(1 for seq in {s[:j] for s in lay for j in range(1, k)})
+        j = sum(c if (not first and t == 1) else 1.0 for _, first, t in nodes)
+        assert j <= n + c * len(reqs) + inner + TOL
+        pa = opt_blend(inst, BlendParams(c, 0.0, per_answer=True)).value if layouts_count(inst) <= 200_000 else j
+        assert opt_free(inst).value / pa >= len(reqs) / (c * len(reqs) + n + inner) - TOL
+    ratios = [math.comb(n, 3) / (c * math.comb(n, 3) + n + sum(math.comb(n, i) for i in (1, 2))) for n in (10, 100, 1000)]
+    assert all(a < b < 1 / c for a, b in zip(ratios, ratios[1:])) and ratios[-1] > 0.95 / c
 
 
 def test_frontier_is_the_hull_of_every_blend_set():

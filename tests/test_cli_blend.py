@@ -25,7 +25,7 @@ def run(args, capsys):
     (["--r", "nan"], "r must be a finite number"),
     (["--r", "0.1", "--price", "inf"], "price must be a finite number"),
     (["--r", "x"], "'x' is not a valid float"),
-    ([], "Missing option '--r'"),
+    ([], "give the recompute fraction --r, or a loss table with --calibration"),
 ])
 def test_wrong_parameters_are_one_line_and_exit_2(args, words, capsys):
     code, out, err = run(["blend", "012 013", *args], capsys)
@@ -134,3 +134,44 @@ def test_trace_mode_against_the_bounds_and_the_closed_form(capsys):
         blend_trace(tr, "agglomerative", BlendParams(0.15, 0.05, 1.0), "greedy")["objective"])
     code, _, err = run(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.15", "--method", "nope"], capsys)
     assert code == 2 and "unknown method 'nope'" in err
+
+
+def test_trace_percentages_are_rounded_once(capsys):
+    # 12405 of 32309 tokens saved is 38.3949...%: rounding to 3 decimals first and then to 2 printed
+    # 38.40%; the console must show the exact value rounded once, and the JSON the exact value
+    code, out, _ = run(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.15", "--price", "0.05",
+                        "--beta", "1", "--json"], capsys)
+    d = json.loads(out)
+    assert (d["tokens"], d["prefix_cost"]) == (32309, 19904)
+    assert d["prefix_saved_pct"] == 100 * 12405 / 32309 and d["saved_pct"] == 100 * (32309 - d["cost"]) / 32309
+    assert d["objective"] == d["cost"] + 0.05 * d["loss"]
+    code, out, _ = run(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.15", "--price", "0.05",
+                        "--beta", "1"], capsys)
+    assert code == 0 and "saved 38.39%" in out and "38.40" not in out
+    assert f"saved {100 * (32309 - d['cost']) / 32309:.2f}%" in out and f"objective {d['objective']:.10g}" in out
+
+
+def test_greedy_modes_past_the_exact_limit_are_labelled_an_upper_bound(capsys, monkeypatch):
+    # chunks of more than EXACT_MODES_T nodes (beta > 0) are priced by forward greedy: with the limit
+    # lowered to 3, the constructed chunk of test_blend.py (greedy 3.4, exact 2.8) is priced 3.4 and the
+    # result must say "upper bound", not exact
+    import mptsearch.blend.model as model
+    from mptsearch.blend.exact import blend_summary
+
+    inst = parse_instance("0 1230 12340 12350")
+    layout = [list(o) for o in inst.orders]
+    p = BlendParams(0.1, 0.1, 2.0)
+    exact = model.price_layout(inst, layout, p)
+    assert exact.modes_exact
+    monkeypatch.setattr(model, "EXACT_MODES_T", 3)
+    capped = model.price_layout(inst, layout, p)
+    assert not capped.modes_exact and capped.objective > exact.objective + 0.5
+    d = blend_summary(parse_instance("01 21 31 41"), BlendParams(0.1, 0.05, 1.0))
+    assert d["exact"] is False and "upper bound" in d["method"]
+    code, out, _ = run(["blend", "01 21 31 41", "--r", "0.1", "--price", "0.05", "--beta", "1"], capsys)
+    assert code == 0 and "OPT_blend <= (upper bd.)" in out and "(at least)" in out
+    monkeypatch.setattr(model, "EXACT_MODES_T", 16)
+    d = blend_summary(parse_instance("01 21 31 41"), BlendParams(0.1, 0.05, 1.0))
+    assert d["exact"] is True and d["method"] == "exhaustive"
+    code, out, _ = run(["blend", "01 21 31 41", "--r", "0.1", "--price", "0.05", "--beta", "1"], capsys)
+    assert "upper" not in out and "OPT_blend                " in out

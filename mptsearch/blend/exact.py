@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from ..instance import Instance, InstanceError
+from . import model as _model
 from .model import BlendParams, BlendResult, price_layout
 
 __all__ = ["BlendOptimum", "opt_blend", "opt_blend_exhaustive", "layouts_count", "recheck", "blend_summary", "MAX_LAYOUTS"]
@@ -25,12 +26,18 @@ MAX_DP_M = 25  # the O(3^m) DP of the constant model refuses more requests (solv
 
 @dataclass
 class BlendOptimum:
-    """OPT_blend with a layout attaining it, the prefix-only optimum and how it was found."""
+    """OPT_blend with a layout attaining it, the prefix-only optimum and how it was found.
+
+    ``exact`` is False when some layout had a chunk of more than
+    :data:`.model.EXACT_MODES_T` nodes (beta > 0) priced by greedy modes: ``value`` is then an
+    upper bound on OPT_blend (the minimum over layouts of upper bounds on their best prices).
+    """
 
     best: BlendResult
     opt_free: int
     distinct_weight: int
     method: str
+    exact: bool = True
 
     @property
     def value(self) -> float:
@@ -62,11 +69,15 @@ def opt_blend_exhaustive(inst: Instance, params: BlendParams, *, max_layouts: in
     if count > max_layouts:
         raise InstanceError(f"exhaustive OPT_blend needs {count} layouts, more than the limit {max_layouts}")
     best = None
+    exact = True
     for layout in itertools.product(*(itertools.permutations(o) for o in inst.orders)):
         res = price_layout(inst, layout, params)
+        exact &= res.modes_exact
         if best is None or res.objective < best.objective - 1e-9:
             best = res
-    return BlendOptimum(best, int(opt_free(inst).value), _distinct_weight(inst), "exhaustive")
+    method = "exhaustive" if exact else (f"exhaustive layouts, greedy modes past {_model.EXACT_MODES_T} nodes of a chunk "
+                                             "(upper bound)")
+    return BlendOptimum(best, int(opt_free(inst).value), _distinct_weight(inst), method, exact)
 
 
 def opt_blend(inst: Instance, params: BlendParams, *, max_layouts: int = MAX_LAYOUTS) -> BlendOptimum:
@@ -86,7 +97,7 @@ def opt_blend(inst: Instance, params: BlendParams, *, max_layouts: int = MAX_LAY
     agree with it (checked here). beta > 0 or per-answer accounting (where P2 fails):
     :func:`opt_blend_exhaustive`.
     """
-    if params.beta > 0 or params.per_answer:
+    if params.beta > 0 or params.per_answer or params.extended:
         return opt_blend_exhaustive(inst, params, max_layouts=max_layouts)
     if inst.m > MAX_DP_M:
         raise InstanceError(f"OPT_blend (beta = 0) runs Theorem 1's O(3^m) DP: m={inst.m} requests is above {MAX_DP_M}")
@@ -127,10 +138,16 @@ def recheck(inst: Instance, layout, modes, params: BlendParams) -> tuple[float, 
         if s == -1:
             cost += w
             continue
-        if not (0 <= s < j) or new[s][0] != x or modes[s] != -1:
+        if s == -2 and params.isolated:  # the chunk's isolated copy (context {}), section 9
+            src = frozenset()
+        elif not (0 <= s < j) or new[s][0] != x or modes[s] != -1:
             raise InstanceError(f"node {j} blends from {s}, which is not an earlier full node of its chunk")
-        cost += params.r * w
-        loss += params.blend_loss(w, len(ctx ^ new[s][1]), through[pre])
+        else:
+            src = new[s][1]
+        diff = ctx ^ src
+        d = sum(int(inst.weights[y]) for y in diff) if params.mismatch == "tokens" else len(diff)
+        cost += params.blend_cost(w, d, through[pre])
+        loss += params.blend_loss(w, d, through[pre])
     return cost, loss
 
 
@@ -141,7 +158,8 @@ def blend_summary(inst: Instance, params: BlendParams, *, max_layouts: int = MAX
     Keys: instance, parameters (r, lambda, beta, c), opt_free, w_U, opt_blend (objective),
     cost, loss, prefix_cost (the witness layout's trie cost), lower_bound (P5:
     (1 - c) w(U) + c OPT_free), ratio (OPT_free / OPT_blend), method, layout, modes,
-    rechecked (cost and loss replayed, and whether they match).
+    rechecked (cost and loss replayed, and whether they match), exact (False: opt_blend is an
+    upper bound, see :class:`BlendOptimum`).
     """
     from ..instance import compact
 
@@ -149,12 +167,17 @@ def blend_summary(inst: Instance, params: BlendParams, *, max_layouts: int = MAX
     b = res.best
     rc, rl = recheck(inst, b.layout, b.modes, params)
     ok = math.isclose(rc, b.cost, rel_tol=1e-9, abs_tol=1e-9) and math.isclose(rl, b.loss, rel_tol=1e-9, abs_tol=1e-9)
-    low = (1 - params.c) * res.distinct_weight + params.c * res.opt_free
-    return {"instance": compact(inst), "parameters": {"r": params.r, "lambda": params.price, "beta": params.beta,
-                                                      "c": params.c, "per_answer": params.per_answer},
+    # P5; with isolated copies no node need be full, and every node costs at least c w (section 9)
+    low = params.c * res.opt_free if params.isolated else (1 - params.c) * res.distinct_weight + params.c * res.opt_free
+    par = {"r": params.r, "lambda": params.price, "beta": params.beta, "c": params.c, "per_answer": params.per_answer}
+    if params.extended:
+        par.update({"mismatch": params.mismatch, "isolated_copies": params.isolated,
+                    "calibration": None if params.calibration is None else
+                    [[r, [list(p) for p in pts]] for r, pts in params.calibration.curves]})
+    return {"instance": compact(inst), "parameters": par,
             "opt_free": res.opt_free, "w_U": res.distinct_weight, "opt_blend": round(res.value, 9),
             "cost": round(b.cost, 9), "loss": round(b.loss, 9), "prefix_cost": b.prefix_cost,
             "lower_bound": round(low, 9), "ratio": round(res.opt_free / res.value, 9) if res.value > 0 else None,
-            "method": res.method, "layout": [[inst.labels[x] for x in seq] for seq in b.layout], "modes": list(b.modes),
+            "method": res.method, "exact": res.exact, "layout": [[inst.labels[x] for x in seq] for seq in b.layout], "modes": list(b.modes),
             "blended": b.blended,
             "rechecked": {"cost": round(rc, 9), "loss": round(rl, 9), "match": bool(ok and low <= res.value + 1e-9)}}

@@ -31,7 +31,8 @@ from typing import Sequence
 from ..instance import Instance, InstanceError
 from ..trie import check_layout
 
-__all__ = ["BlendParams", "Node", "BlendResult", "layout_nodes", "price_layout", "chunk_modes", "EXACT_MODES_T"]
+__all__ = ["BlendParams", "Node", "BlendResult", "layout_nodes", "price_layout", "chunk_modes", "modes_are_exact",
+           "EXACT_MODES_T"]
 
 EXACT_MODES_T = 16  # a chunk with at most this many nodes gets the exact 2^(t-1) mode choice
 
@@ -57,6 +58,9 @@ class BlendParams:
     price: float
     beta: float = 0.0
     per_answer: bool = False
+    calibration: object = None
+    mismatch: str = "chunks"
+    isolated: bool = False
 
     def __post_init__(self):
         for name, v in (("r", self.r), ("price", self.price), ("beta", self.beta)):
@@ -68,20 +72,45 @@ class BlendParams:
             raise InstanceError(f"the loss price lambda must be >= 0, got {self.price}")
         if self.beta < 0:
             raise InstanceError(f"the mismatch coefficient beta must be >= 0, got {self.beta}")
+        if self.mismatch not in ("chunks", "tokens"):
+            raise InstanceError(f"the mismatch is counted in chunks or tokens, got {self.mismatch!r}")
+
+    @property
+    def extended(self) -> bool:
+        """A measured loss table, token-weighted mismatch or isolated copies (section 9)."""
+        return self.calibration is not None or self.mismatch == "tokens" or self.isolated
 
     @property
     def c(self) -> float:
-        """min(1, r + lambda): what one blended token costs in the constant model (Prop. 2)."""
+        """min(1, r + lambda): what one blended token costs in the constant model (Prop. 2);
+        with a loss table, min(1, min_r (r + lambda g(r, 0))), the cheapest blend at mismatch 0."""
+        if self.calibration is not None:
+            r, g = self.calibration.best(0.0, self.price)
+            return min(1.0, r + self.price * g)
         return min(1.0, self.r + self.price)
 
-    def blend_loss(self, w: int, d: int, through: int = 1) -> float:
-        """Loss of blending a chunk of weight ``w`` from a copy whose context differs in ``d``
-        chunks, at a node ``through`` requests pass (counted only with ``per_answer``)."""
-        return w * (1.0 + self.beta * d) * (through if self.per_answer else 1)
+    def blend_choice(self, d: float, through: int = 1) -> tuple[float, float]:
+        """(recompute ratio, loss per token) of a blend at mismatch ``d`` (chunks or tokens) at a
+        node ``through`` requests pass: the menu's best ratio with a loss table, else (r, 1 + beta d);
+        the loss is multiplied by ``through`` with ``per_answer``."""
+        times = through if self.per_answer else 1
+        if self.calibration is not None:
+            return self.calibration.best(d, self.price, times)
+        return self.r, (1.0 + self.beta * d) * times
 
-    def blend_price(self, w: int, d: int, through: int = 1) -> float:
+    def blend_loss(self, w: int, d: float, through: int = 1) -> float:
+        """Loss of blending a chunk of weight ``w`` from a copy whose context differs by ``d``
+        (chunks, or tokens), at a node ``through`` requests pass (counted only with ``per_answer``)."""
+        return w * self.blend_choice(d, through)[1]
+
+    def blend_cost(self, w: int, d: float, through: int = 1) -> float:
+        """Prefill cost of that blend: its recompute ratio times w."""
+        return w * self.blend_choice(d, through)[0]
+
+    def blend_price(self, w: int, d: float, through: int = 1) -> float:
         """Objective of that blend: its cost r w plus lambda times its loss."""
-        return self.r * w + self.price * self.blend_loss(w, d, through)
+        r, g = self.blend_choice(d, through)
+        return r * w + self.price * w * g
 
 
 @dataclass(frozen=True)
@@ -101,7 +130,9 @@ class BlendResult:
 
     ``objective = cost + price * loss``; ``prefix_cost`` is the same layout's trie cost (every
     node full, the paper's MPT cost); ``modes[j]`` is -1 for a full node j, else the index of
-    the full node it blends from.
+    the full node it blends from. ``modes_exact`` is False when some chunk had more than
+    :data:`EXACT_MODES_T` nodes with beta > 0 and was priced by forward greedy: ``objective`` is
+    then an upper bound on the layout's best price, not the best price.
     """
 
     objective: float
@@ -111,6 +142,7 @@ class BlendResult:
     layout: list
     modes: list = field(default_factory=list)
     nodes: list = field(default_factory=list)
+    modes_exact: bool = True
 
     @property
     def blended(self) -> int:
@@ -138,7 +170,7 @@ def layout_nodes(layout: Sequence[Sequence[int]]) -> list[Node]:
 
 
 def chunk_modes(nodes: Sequence[Node], ids: Sequence[int], w: int, params: BlendParams,
-                exact: bool = True) -> tuple[float, dict]:
+                exact: bool = True, weights=None) -> tuple[float, dict]:
     """The best modes for the nodes ``ids`` (creation order) of one chunk of weight ``w``.
 
     Returns (objective, {node id: source id or -1}). ``exact`` with at most
@@ -147,6 +179,8 @@ def chunk_modes(nodes: Sequence[Node], ids: Sequence[int], w: int, params: Blend
     when that is cheaper than w, else it is full. Greedy is exact for beta = 0 (a blend's price
     does not depend on its source, so no full node helps a later one).
     """
+    if params.extended:
+        return _chunk_modes_extended(nodes, ids, w, params, exact, weights)
     t = len(ids)
     d = [[len(nodes[a].context ^ nodes[b].context) for b in ids] for a in ids]
     price = [[params.blend_price(w, d[a][b], nodes[ids[b]].through) for b in range(t)] for a in range(t)]
@@ -183,6 +217,83 @@ def chunk_modes(nodes: Sequence[Node], ids: Sequence[int], w: int, params: Blend
     return total, out
 
 
+ISOLATED = -2  # the mode of a node blended from its chunk's isolated copy (section 9)
+
+
+def mismatch(a: frozenset, b: frozenset, params: BlendParams, weights=None) -> float:
+    """|a symmetric-difference b| in chunks, or its token count (``params.mismatch == "tokens"``)."""
+    diff = a ^ b
+    return float(sum(int(weights[y]) for y in diff)) if params.mismatch == "tokens" else float(len(diff))
+
+
+def _chunk_modes_extended(nodes, ids, w, params, exact, weights):
+    """:func:`chunk_modes` for the extended model: the price of a blend from the table (or
+    1 + beta d), the mismatch in chunks or tokens, and with ``isolated`` an offline copy of the
+    chunk prefilled alone (context {}, never charged) from which every node may blend, the first
+    included, so that no node need be full. Exact over every set of full nodes (containing the
+    first unless ``isolated``) up to :data:`EXACT_MODES_T` nodes, forward greedy beyond."""
+    t = len(ids)
+    ctx = [nodes[j].context for j in ids]
+    thr = [nodes[j].through for j in ids]
+    price = [[params.blend_price(w, mismatch(ctx[a], ctx[b], params, weights), thr[b]) for b in range(t)]
+             for a in range(t)]
+    iso = [params.blend_price(w, mismatch(frozenset(), ctx[b], params, weights), thr[b]) if params.isolated
+           else math.inf for b in range(t)]
+
+    def assign(fullset):
+        total, src = 0.0, []
+        for b in range(t):
+            if b in fullset:
+                total += w
+                src.append(-1)
+                continue
+            a = min((a for a in fullset if a < b), key=lambda a: price[a][b], default=None)
+            pa = price[a][b] if a is not None else math.inf
+            if iso[b] <= pa:
+                total += iso[b]
+                src.append(ISOLATED)
+            else:
+                total += pa
+                src.append(a)
+        return total, src
+
+    if exact and t <= EXACT_MODES_T:
+        best = None
+        lead = 0 if params.isolated else 1
+        for mask in range(1 << (t - lead)):
+            fullset = {j + lead for j in range(t - lead) if mask >> j & 1} | (set() if params.isolated else {0})
+            cand = assign(fullset)
+            if best is None or cand[0] < best[0] - 1e-12:
+                best = cand
+        total, src = best
+    else:
+        fullset, src, total = set(), [], 0.0
+        for b in range(t):
+            a = min(fullset, key=lambda a: price[a][b], default=None)
+            pa = price[a][b] if a is not None else math.inf
+            if (fullset or params.isolated) and min(pa, iso[b]) < w:  # else full, as a first node is
+                if iso[b] <= pa:
+                    src.append(ISOLATED)
+                    total += iso[b]
+                else:
+                    src.append(a)
+                    total += pa
+                continue
+            fullset.add(b)
+            src.append(-1)
+            total += w
+    return total, {ids[b]: (ids[s] if s >= 0 else s) for b, s in enumerate(src)}
+
+
+def modes_are_exact(t: int, params: BlendParams, exact: bool = True) -> bool:
+    """Whether :func:`chunk_modes` chooses the best modes for a chunk of ``t`` nodes: always for
+    beta = 0 (a blend's price does not depend on its source, so greedy is exact; proof of
+    Proposition 2), else only by the exact search, up to :data:`EXACT_MODES_T` nodes."""
+    if params.extended:
+        return t <= 1 or (exact and t <= EXACT_MODES_T)
+    return params.beta == 0 or t <= 2 or (exact and t <= EXACT_MODES_T)
+
+
 def price_layout(inst: Instance, layout: Sequence[Sequence[int]], params: BlendParams, *,
                  exact_modes: bool = True) -> BlendResult:
     """``layout`` (validated) served in request order, with the best modes per chunk.
@@ -209,8 +320,9 @@ def price_layout(inst: Instance, layout: Sequence[Sequence[int]], params: BlendP
         by_chunk.setdefault(nd.chunk, []).append(j)
     modes = [-1] * len(nodes)
     objective = 0.0
+    exact = all(modes_are_exact(len(ids), params, exact_modes) for ids in by_chunk.values())
     for x, ids in by_chunk.items():
-        val, src = chunk_modes(nodes, ids, int(inst.weights[x]), params, exact_modes)
+        val, src = chunk_modes(nodes, ids, int(inst.weights[x]), params, exact_modes, inst.weights)
         objective += val
         for j, s in src.items():
             modes[j] = s
@@ -220,10 +332,12 @@ def price_layout(inst: Instance, layout: Sequence[Sequence[int]], params: BlendP
         w = int(inst.weights[nd.chunk])
         prefix += w
         s = modes[j]
-        if s < 0:
+        if s == -1:
             cost += w
         else:
-            cost += params.r * w
-            loss += params.blend_loss(w, len(nodes[s].context ^ nd.context), nd.through)
+            src = frozenset() if s == ISOLATED else nodes[s].context
+            d = mismatch(src, nd.context, params, inst.weights) if params.extended else len(src ^ nd.context)
+            cost += params.blend_cost(w, d, nd.through)
+            loss += params.blend_loss(w, d, nd.through)
     return BlendResult(objective=cost + params.price * loss, cost=cost, loss=loss, prefix_cost=prefix,
-                       layout=[list(s) for s in layout], modes=modes, nodes=nodes)
+                       layout=[list(s) for s in layout], modes=modes, nodes=nodes, modes_exact=exact)

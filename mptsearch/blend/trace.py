@@ -50,7 +50,8 @@ def price_rows(weights, rows, params: BlendParams, rule: str = "greedy") -> dict
 
     Returns a dict: rule, parameters, tokens (the prefill with no reuse), distinct (w(U)),
     nodes, prefix_cost (the layout's trie cost: every node full), prefix_saved_pct, cost, loss,
-    objective (cost + lambda loss) and saved_pct (against no reuse).
+    objective (cost + lambda loss) and saved_pct (against no reuse), none of them rounded: a
+    caller that prints them rounds once.
 
     Notes
     -----
@@ -64,9 +65,9 @@ def price_rows(weights, rows, params: BlendParams, rule: str = "greedy") -> dict
     return {"rule": rule,
             "parameters": {"r": params.r, "lambda": params.price, "beta": params.beta, "per_answer": params.per_answer},
             "tokens": tokens, "distinct": tab.distinct, "nodes": len(tab.w), "prefix_cost": tab.prefix_cost,
-            "prefix_saved_pct": round(100 * (tokens - tab.prefix_cost) / tokens, 3) if tokens else 0.0,
-            "cost": round(cost, 3), "loss": round(loss, 3), "objective": round(cost + params.price * loss, 3),
-            "saved_pct": round(100 * (tokens - cost) / tokens, 3) if tokens else 0.0}
+            "prefix_saved_pct": 100 * (tokens - tab.prefix_cost) / tokens if tokens else 0.0,
+            "cost": cost, "loss": loss, "objective": cost + params.price * loss,
+            "saved_pct": 100 * (tokens - cost) / tokens if tokens else 0.0}
 
 
 def parse_blend_spec(text: str) -> BlendParams:

@@ -9,8 +9,9 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, json_option, no
 
 @click.command("blend")
 @click.argument("instance")
-@click.option("--r", "r", type=float, required=True, metavar="R",
-              help="Recompute fraction of a blend, in [0, 1] (a blend costs R times the chunk's tokens).")
+@click.option("--r", "r", type=float, default=None, metavar="R",
+              help="Recompute fraction of a blend, in [0, 1] (a blend costs R times the chunk's tokens); "
+                   "required unless --calibration gives the menu of ratios.")
 @click.option("--price", type=float, default=0.0, show_default=True, metavar="LAMBDA",
               help="Price of one unit of loss, in prefill tokens (>= 0).")
 @click.option("--beta", type=float, default=0.0, show_default=True, metavar="BETA",
@@ -18,6 +19,13 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, json_option, no
 @click.option("--per-answer", is_flag=True,
               help="Charge a blended node's loss to every request through it, not once (docs/beyond_prefix.md, "
                    "section 7; exhaustive solver).")
+@click.option("--calibration", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="A measured loss table (CSV r,mismatch,loss or JSON): a blend at mismatch d picks the ratio r of "
+                   "the table minimising r + LAMBDA g(r, d) (docs/beyond_prefix.md, section 9); replaces --r and --beta.")
+@click.option("--mismatch", type=click.Choice(["chunks", "tokens"]), default="chunks", show_default=True,
+              help="Count a context mismatch in chunks or in the mismatched chunks' tokens.")
+@click.option("--isolated-copies", is_flag=True,
+              help="Every chunk also has a copy prefilled alone (offline, not charged) that any node may blend from.")
 @click.option("--trace", "is_trace", is_flag=True,
               help="INSTANCE is a JSONL retrieval trace: lay it out prefix-only (--method) and price the blends "
                    "(--rule) instead of solving exactly.")
@@ -30,7 +38,8 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, json_option, no
 @json_option
 @quiet_option
 @out_option("Also write the JSON result to PATH, atomically.")
-def blend(instance, r, price, beta, per_answer, is_trace, method, rule, max_layouts, as_json, quiet, out):
+def blend(instance, r, price, beta, per_answer, calibration, mismatch, isolated_copies, is_trace, method, rule,
+          max_layouts, as_json, quiet, out):
     """Exact OPT_blend of INSTANCE: prefix hits, blends of cached chunk copies, full recomputes.
 
     Requests are served in the given order; the objective is prefill cost + LAMBDA * loss.
@@ -42,8 +51,19 @@ def blend(instance, r, price, beta, per_answer, is_trace, method, rule, max_layo
     from ..blend.model import BlendParams
     from ..instance import parse_instance
 
-    params = BlendParams(r, price, beta, per_answer)  # InstanceError -> one line, exit 2
+    from ..blend.calibration import read_calibration
+    from ..instance import InstanceError
+
+    if calibration is None and r is None:
+        raise InstanceError("give the recompute fraction --r, or a loss table with --calibration")
+    if calibration is not None and (r is not None or beta != 0):
+        raise InstanceError("--calibration gives the ratios and the losses: leave out --r and --beta")
+    table = read_calibration(calibration) if calibration is not None else None
+    params = BlendParams(min(table.ratios) if table else r, price, beta, per_answer, table, mismatch,
+                         isolated_copies)  # InstanceError -> one line, exit 2
     if is_trace:
+        if params.extended:
+            raise InstanceError("--calibration, --mismatch tokens and --isolated-copies are for an instance, not --trace")
         return _trace(instance, params, method, rule, as_json, quiet, out)
     inst = parse_instance(instance)
     for msg in inst.notes:
@@ -59,14 +79,21 @@ def blend(instance, r, price, beta, per_answer, is_trace, method, rule, max_layo
         note(f"wrote {out}", quiet)
     p = res["parameters"]
     click.echo(f"instance  {res['instance']}")
-    click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g} (c = min(1, r + lambda) = {p['c']:g})"
-               + ("; loss per answer" if p["per_answer"] else ""))
+    if p.get("calibration") is not None:
+        click.echo(f"loss table {calibration}: ratios {', '.join(f'{q[0]:g}' for q in p['calibration'])}; "
+                   f"lambda={p['lambda']:g} (c = {p['c']:g}, the cheapest blend at mismatch 0)")
+    else:
+        click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g} (c = min(1, r + lambda) = {p['c']:g})"
+                   + ("; loss per answer" if p["per_answer"] else ""))
+    if p.get("mismatch") == "tokens" or p.get("isolated_copies"):
+        click.echo(f"mismatch in {p['mismatch']}" + ("; isolated copies" if p["isolated_copies"] else ""))
     click.echo(f"OPT_free (prefix only)   {res['opt_free']}")
-    click.echo(f"OPT_blend                {res['opt_blend']:g}  = cost {res['cost']:g} + lambda * loss {res['loss']:g}")
+    label = "OPT_blend               " if res["exact"] else "OPT_blend <= (upper bd.)"
+    click.echo(f"{label} {res['opt_blend']:g}  = cost {res['cost']:g} + lambda * loss {res['loss']:g}")
     click.echo(f"lower bound (P5)         {res['lower_bound']:g}")
     click.echo(f"w(U) (each chunk once)   {res['w_U']}")
     if res["ratio"] is not None:
-        click.echo(f"OPT_free / OPT_blend     {res['ratio']:.4f}")
+        click.echo(f"OPT_free / OPT_blend     {res['ratio']:.4f}" + ("" if res["exact"] else "  (at least)"))
     click.echo(f"method: {res['method']}; blended nodes: {res['blended']}; witness trie cost {res['prefix_cost']}")
     for i, seq in enumerate(res["layout"]):
         click.echo(f"  R{i}: {' '.join(map(str, seq))}")
@@ -98,6 +125,6 @@ def _trace(path, params, method, rule, as_json, quiet, out):
                + (f" ({res['note']})" if res["note"] else "") + f", blend rule {res['rule']}")
     click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g}" + ("; loss per answer" if p["per_answer"] else ""))
     click.echo(f"prefix only   prefill {res['prefix_cost']}  saved {res['prefix_saved_pct']:.2f}%")
-    click.echo(f"with blends   prefill {res['cost']:g}  saved {res['saved_pct']:.2f}%  loss {res['loss']:g}  "
-               f"objective {res['objective']:g}")
+    click.echo(f"with blends   prefill {res['cost']:.10g}  saved {res['saved_pct']:.2f}%  loss {res['loss']:.10g}  "
+               f"objective {res['objective']:.10g}")
     return 0

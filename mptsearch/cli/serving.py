@@ -276,7 +276,7 @@ def _simulate_blend(w, seqs, r, cap, blend):
 
     b = simulate_blend(w, seqs, r.order, cap, blend)
     return {"parameters": {"r": blend.r, "lambda": blend.price, "beta": blend.beta},
-            "cost": round(b.cost, 3), "loss": round(b.loss, 3), "objective": round(b.cost + blend.price * b.loss, 3),
+            "cost": b.cost, "loss": b.loss, "objective": b.cost + blend.price * b.loss,  # rounded once, when printed
             "computed": b.computed, "blended": b.blended, "no_copy": b.no_copy, "evicted_copy": b.evicted_copy,
             "evicted_copy_tokens": b.evicted_copy_tokens, "prefill": b.prefill, "match": b.prefill == r.prefill}
 
