@@ -167,3 +167,24 @@ def test_out_of_time_gives_a_bracket_not_a_guess():
     assert r.lower <= r.upper == trie_cost(inst, r.layout)
     if not r.optimal:
         assert r.value is None and r.gap > 0
+
+
+def test_layout_exact_bound_on_a_small_trace(tmp_path, capsys):
+    import json
+
+    from mptsearch.cli import main
+
+    lines = [["a", "b", "c"], ["a", "b", "d"], ["a", "c", "d"], ["b", "c", "d"], ["c", "d", "e"], ["a", "b", "c"]]
+    tokens = {"a": 5, "b": 3, "c": 7, "d": 2, "e": 4}
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps({"id": f"q{i}", "chunks": l, "tokens": [tokens[c] for c in l]}) + "\n"
+                            for i, l in enumerate(lines)))
+    want = opt_free(from_lists(lines[:-1], tokens)).value
+    assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "--exact-bound", "30",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    e = doc["exact_bound"]
+    assert e["optimal"] and e["lower"] == e["upper"] == want and e["gap"] == 0
+    assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "--exact-bound", "30"]) == 0
+    assert f"OPT_free = {want}:" in capsys.readouterr().out
+    assert main(["layout", str(path), "--no-bound", "-q", "--exact-bound", "-1"]) == 2
