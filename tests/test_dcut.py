@@ -188,3 +188,17 @@ def test_layout_exact_bound_on_a_small_trace(tmp_path, capsys):
     assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "--exact-bound", "30"]) == 0
     assert f"OPT_free = {want}:" in capsys.readouterr().out
     assert main(["layout", str(path), "--no-bound", "-q", "--exact-bound", "-1"]) == 2
+
+
+def test_auto_takes_the_directed_cuts_from_dcut_m(monkeypatch):
+    from mptsearch.exact import auto
+
+    rng = random.Random(8)
+    reqs = list({tuple(sorted(rng.sample(range(9), 3))) for _ in range(40)})
+    inst = from_lists([list(r) for r in reqs], [1 + i % 3 for i in range(9)])
+    monkeypatch.setattr(auto, "DCUT_M", 10)
+    r, method = auto.opt_free_exact(inst, max_dp_m=5)
+    assert method == "dcut" and r.optimal and inst.m > 20
+    monkeypatch.setattr(auto, "DCUT_M", 10_000)
+    r2, method2 = auto.opt_free_exact(inst, max_dp_m=5)
+    assert method2 == "closure" and r2.optimal and r2.value == r.value  # two programs, one value

@@ -7,19 +7,27 @@ X ⊊ Y), and OPT_free is the least cost of an arborescence rooted at ∅ that r
 request (the closure form of Theorem 1, proved there after the paper, Section 3). For a 0/1 or
 fractional vector x over the arcs, in(v) is the sum of x over the arcs into v.
 
-**The cover program's LP is weak (proved).** The program of
+**Why the cover program's LP is weak.** The program of
 :mod:`mptsearch.exact.closure_program` has the rows in(R) = 1 (requests), in(v) <= 1, and for
 every node X and chunk c outside X the *chunk row* sum{x(X -> Y) : c in Y} <= in(X) (<= 1 at
-the root). Lemma (siblings): if X -> Y1 and X -> Y2 are two cover arcs, Y1 ∩ Y2 = X. Proof:
-Y1 ∩ Y2 is X or a member of C (an intersection of requests, nonempty when it is not ∅ ⊆ ...;
-if X = ∅ and Y1 ∩ Y2 = ∅ we are done), and X ⊆ Y1 ∩ Y2 ⊆ Y1. If Y1 ∩ Y2 ≠ Y1 then
-X ⊆ Y1 ∩ Y2 ⊊ Y1 and, Y1 covering X, Y1 ∩ Y2 = X. If Y1 ∩ Y2 = Y1 then Y1 ⊆ Y2, and Y1 ≠ Y2
-(distinct arcs), so X ⊊ Y1 ⊊ Y2 contradicts Y2 covering X. Hence a chunk c outside X lies in
-the head of at most one arc out of X, every chunk row holds a single arc, and the rows say only
-x(X -> Y) <= in(X) (<= 1 at the root, the variable's bound). That LP lets a node v with
-in(v) = 1/2 pass 1/2 to each of its children: a request can be reached "twice by halves"
-through two branches that share one fractional ancestor, and the LP pays each arc into the
-shared part only once per unit of flow it certifies, which is the weakness directed cuts remove.
+the root).
+
+*Lemma (siblings; proved).* If X -> Y1 and X -> Y2 are two distinct cover arcs, then
+Y1 ∩ Y2 = X. Proof: let Z = Y1 ∩ Y2. Y1 and Y2 are intersections of requests, so Z is one too:
+Z is in C if it is nonempty and Z = ∅ otherwise, so Z is a node. From X ⊆ Y1 and X ⊆ Y2,
+X ⊆ Z ⊆ Y1. If Z = Y1 then Y1 ⊆ Y2, and Y1 ≠ Y2 (the arcs are distinct and have the same
+tail), so X ⊊ Y1 ⊊ Y2 with Y1 in C, and Y2 does not cover X: a contradiction. So Z ⊊ Y1; if
+X ⊊ Z, Z is a member of C (it is not ∅, being above X) strictly between X and Y1, against Y1
+covering X. Hence Z = X. QED.
+
+*Consequence (proved).* A chunk c outside X lies in the head of at most one arc out of X (two
+such heads would share c outside X), so every chunk row holds a single arc and says only
+x(X -> Y) <= in(X) (at the root, x <= 1: the variable's bound). The cover LP is therefore
+in(R) = 1, in(v) <= 1, x(X -> Y) <= in(X), 0 <= x <= 1. Its weakness: a node v with
+in(v) = 1/2 may pass 1/2 to every one of its children, so a request can be reached "twice by
+halves" through two branches below one half-used ancestor, paying each arc of the shared part
+once per half. K4^(3) (``012 013 023 123``) shows it: the cover LP is 20/3, the LP with the
+directed cuts below 22/3, OPT_free 8 (computed; ``tests/test_dcut.py``).
 
 **Directed cuts (valid, proved).** For a request R and a set S of nodes with R ∈ S and ∅ ∉ S,
 let δ⁻(S) be the arcs X -> Y with Y ∈ S and X ∉ S. Every arborescence T rooted at ∅ that
@@ -29,16 +37,21 @@ cover program's rows, so the LP over all of them (the *cut LP*) is a lower bound
 and at least the cover program's LP (it has all the cover rows; with S = {R} the cut is
 in(R) >= 1, already a cover row).
 
-**Exactness (proved).** A 0/1 point x of the cover rows (in(v) <= 1, x(X -> Y) <= in(X) for
-X ≠ ∅, in(R) = 1) is an arborescence reaching every request: every node with an arc into it
-has exactly one, and following parents from a node with in(v) = 1 strictly shrinks the set
-(arcs go from smaller to larger sets), and each tail X ≠ ∅ has in(X) >= x = 1, so the walk
-ends at ∅. Conversely every arborescence rooted at ∅ satisfies every cover row and every cut
-row. Its cost is sum x_a c_a, the cost of an arborescence, which lays out at no more (the first
-half of the proof in :mod:`mptsearch.exact.closure`: request R gets the chunk segments of its
-root path in order; the trie has at most one node per (arc, position)). So the least 0/1 point
-of the cut program costs OPT_free exactly; the cut rows add nothing at 0/1 points and remove
-fractional ones only.
+**Exactness (proved).** Let x be a 0/1 point of the cover rows (in(v) <= 1 for every node
+v ≠ ∅, in(R) = 1 for every request, x(X -> Y) <= in(X) for every arc with X ≠ ∅). Every node
+with a used arc into it has exactly one (in(v) <= 1): call its tail the parent. If v has a
+parent X ≠ ∅, then in(X) >= x(X -> v) = 1, so X has a parent too; X ⊊ v, so the walk
+v, parent, grandparent, ... strictly shrinks the set and ends, and it can end only at ∅. So the
+used arcs form an arborescence rooted at ∅, and it reaches every request (in(R) = 1); its cost
+is sum_a c_a x_a. Conversely, an arborescence T over the cover arcs rooted at ∅ that reaches
+every request satisfies every cover row (one parent per node; an arc leaves only a node of T,
+which is ∅ or has its parent) and every cut row (above). The 0/1 points of the program are
+therefore exactly these arborescences (with the same cost), and by the closure form of
+Theorem 1 (cover arcs suffice) the least costs OPT_free. An arborescence is laid out at no more
+than its cost (the first half of that proof: request R gets the chunk segments of its root path
+in order; the trie has at most one node per (arc, position)), which is how the solver's layouts
+are made; their cost is then recomputed on the trie. The cut rows cut off no 0/1 point of the
+cover rows; they remove fractional points only.
 
 **Separation (exact for a given x).** Every root-R path uses only subsets of R (arcs grow the
 sets), and the nodes below R in the cover graph are exactly C's subsets of R with ∅ (a maximal
@@ -54,6 +67,13 @@ to integers for :func:`scipy.sparse.csgraph.maximum_flow`; the cut's value is th
 in floating point from x, and only a cut with value below ``1 - tol`` is added, so rounding can
 miss a barely violated cut but never adds an invalid one (every row added is a valid cut row,
 whatever x).
+
+**Which rows are kept.** The cover rows stay in their single-arc form (in(v) <= 1, in(R) = 1,
+x(X -> Y) <= in(X)): without the last ones the cut loop needs many more cuts and rounds
+(measured once on a unit Zipf instance with m = 200, k = 10: 1,225.5 after 12 rounds against
+1,231.5 at convergence after 10 rounds with them; exploratory, ``benchmarks`` has no script
+for it). Every violated request gets both minimum cuts (the source-side cut alone: 1,230.1
+after 12 rounds on the same instance).
 
 **The cut loop.** Solve the LP (HiGHS, dual simplex, warm re-solves after adding rows), find
 the violated cuts for every request, add them, drop the cut rows that have been slack (x above

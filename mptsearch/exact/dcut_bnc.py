@@ -12,11 +12,14 @@ max-flow in *every* node of the tree, not only at the root. Per component:
    Steiner-set local search of :mod:`mptsearch.exact.closure_search` started from the requests
    and the nodes with in-flow in(v) >= 1/2 in x*, and the 0/1 program restricted to the support
    of x* (the same branch-and-cut with every arc with x*_a = 0 held at 0, a short time limit).
-3. **Reduced-cost fixing (proved).** For a dual-feasible solution of an LP whose rows are valid
-   for every arborescence, every arborescence x costs at least LB_LP + sum_a d_a x_a
-   (d_a >= 0 at lower bounds, <= 0 at upper bounds, LP duality: c.x = LB_LP + d.x + y.(Ax - b)
-   with y.(Ax - b) >= 0 for valid rows), so one using an arc with d_a > 0 costs at least
-   LB_LP + d_a, and one avoiding an arc with d_a < 0 at least LB_LP - d_a. With an upper bound
+3. **Reduced-cost fixing (proved).** Write the root LP as min c.x over rows A x >= b (the
+   <= rows negated), 0 <= x <= 1, with an optimal dual y >= 0, reduced costs d = c - A^T y and
+   value LB_LP = y.b + sum_{d_a < 0} d_a (the bound terms). Every row is valid for every
+   arborescence x (:mod:`mptsearch.exact.dcut`), so A x >= b and
+   c.x = y.(A x) + d.x >= y.b + d.x = LB_LP + sum_{d_a > 0} d_a x_a + sum_{d_a < 0} |d_a| (1 - x_a).
+   So an arborescence using an arc with d_a > 0 costs at least LB_LP + d_a, and one avoiding
+   an arc with d_a < 0 at least LB_LP - d_a. (The cuts dropped to the pool had dual 0: y and d
+   are those of the last solve.) With an upper bound
    UB (an integer cost, integer arc costs), an arc with LB_LP + d_a > UB - 1 is used by no
    arborescence cheaper than UB and is held at 0; an arc with LB_LP - d_a > UB - 1 is held at
    1. The tree then searches for a layout of cost <= UB - 1 under these fixings (an objective
