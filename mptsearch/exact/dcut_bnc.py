@@ -58,7 +58,7 @@ from .dcut import TOL, _into_lists, separate
 __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "opt_free_dcut", "METHOD"]
 
 METHOD = "directed-cut branch-and-cut"
-SEARCH_SETS = 200  # closures from this size get the LP-guided local search and the support program
+SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
 
 
 def reachable_all(g: ClosureGraph, used: np.ndarray) -> bool:
@@ -211,16 +211,18 @@ def reduced_cost_fixing(lb_lp: float, reduced: np.ndarray, upper: int, *, tol: f
     return zero, one
 
 
-def _lp_guided_search(g, weights, x, seed, steps):
+def _lp_guided_search(g, weights, x, seed, steps, time_limit=None):
     """Step 2's local search: (cost(U), used sets as masks), started from the requests and the
     nodes with in-flow >= 1/2 in ``x``, and from the requests alone; the better kept."""
     from .._kernels.steiner import steiner_anneal
-    from .closure_search import closure_poset, default_steps
+    from .closure_search import WORK, closure_poset, default_steps
 
     poset = closure_poset(g, weights)
     inflow = np.zeros(len(g.sets))
     np.add.at(inflow, g.heads, x)
-    nsteps = default_steps(poset) if steps is None else steps
+    if steps is None:  # as the present driver: about 1 CPU s of search per 10 s of limit at most
+        steps = default_steps(poset) if time_limit is None else default_steps(poset, min(WORK, 3e6 * time_limit))
+    nsteps = steps
     temp0 = float(np.median(poset.wt[1:])) * 0.05
     best = None
     for r, start in enumerate((poset.fixed | (inflow >= 0.5), poset.fixed.copy())):
@@ -251,7 +253,9 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         Root separation rounds at most.
     search_steps : int, optional
         Steps per run of the local search (default: that of
-        :func:`~mptsearch.exact.closure_search.default_steps`).
+        :func:`~mptsearch.exact.closure_search.default_steps`, its work scaled down to about 1 CPU s
+        per 10 s of the component's time; fixed in advance, so the result does not depend on the
+        machine's speed within a stage).
 
     Returns
     -------
@@ -316,7 +320,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         lb = int(math.ceil(lp.value - 1e-6))
         best, lay, best_x = None, None, None
         if len(g.sets) >= SEARCH_SETS:
-            c, used = _lp_guided_search(g, red.weights, lp.x, seed, search_steps)
+            c, used = _lp_guided_search(g, red.weights, lp.x, seed, search_steps, share)
             best, lay = c, steiner_layout(used, list(masks), red.weights, red.groups)
         left = None if c_end is None else c_end - time.perf_counter()
         bound, status = lb, "optimal"
