@@ -56,11 +56,13 @@ cover rows; they remove fractional points only.
 **Separation (exact for a given x).** Every root-R path uses only subsets of R (arcs grow the
 sets), and the nodes below R in the cover graph are exactly C's subsets of R with ∅ (a maximal
 chain from Z ⊊ R up to R is a path of cover arcs). Let D_R be that sub-DAG with capacities x.
-If W ∌ ∅, W ∋ R is a set of D_R's nodes, every arc of the whole graph entering W has its tail
-inside a member of W, hence a subset of R, hence in D_R: δ⁻(W) is the same in D_R and in the
-whole graph. So min over cut rows of request R of x(δ⁻(S)) is the minimum ∅-R cut of D_R, the
-maximum ∅-R flow (max-flow min-cut), and a violated cut row exists for R iff that flow is below
-1. From a maximum flow two minimum cuts are read: the *sink side* (the nodes from which R is
+If W ∌ ∅, W ∋ R is a set of D_R's nodes, an arc X -> Y of the whole graph entering W has
+X ⊊ Y ⊆ R, so X is a node of D_R and the arc is one of D_R's (D_R holds every arc into its
+nodes): δ⁻(W) is the same in D_R and in the whole graph. And for any S of the whole graph with
+R ∈ S, ∅ ∉ S, W = S ∩ D_R has x(δ⁻(W)) <= x(δ⁻(S)) (an arc X -> Y entering W has X in D_R
+but not in W, hence not in S: it enters S too). So the least x(δ⁻(S)) over the cut rows of
+request R is the minimum ∅-R cut of D_R, the maximum ∅-R flow (max-flow min-cut), and a
+violated cut row exists for R iff that flow is below 1. From a maximum flow two minimum cuts are read: the *sink side* (the nodes from which R is
 reachable in the residual graph, the "back cut", closest to R) and the complement of the source
 side (the nodes not reachable from ∅), both with ∅ outside and R inside. Capacities are scaled
 to integers for :func:`scipy.sparse.csgraph.maximum_flow`; the cut's value is then recomputed

@@ -344,7 +344,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                 bound = max(bound, b if best is None else min(b, best))
             status = st
             if best is not None and bound >= best:
-                proved.add("tree")
+                proved.add("lp" if lb >= best else "tree")  # the rounded-up root LP alone may meet it
         else:
             proved.add("lp")
         if best is not None and bound > best:
