@@ -33,7 +33,8 @@ any two methods prove is compared (assert).
 The directed-cut comparison: ``--dcut M:K:SEED,...`` (repeatable) runs the present program
 and :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` on unit-weight Zipf instances
 (:func:`zipf_unit`) and appends to benchmarks/results/closure_dcut.json; ``--dcut-table``
-prints its table.
+prints its table; ``--dcut-cert M:K:SEED`` runs ``certify --free-by dual`` and ``check`` on one
+(benchmarks/results/closure_dcut_cert.json).
 
 Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
 (the Zipf runs of docs/exact.md: ``--suite zipf --suite zipfmid --cpsat-hint --lp-compare``)
@@ -357,6 +358,37 @@ def run_dcut(argv):
             out.write_text(json.dumps(data, indent=1) + "\n")
 
 
+def run_dcut_cert(argv):
+    """``--dcut-cert M:K:SEED``: ``certify --free-by dual`` on a :func:`zipf_unit` instance, then
+    ``check`` of the written certificate; appended to benchmarks/results/closure_dcut_cert.json."""
+    import tempfile
+
+    from mptsearch.verify.certify import certify, check
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--dcut-cert", action="append", required=True, help="M:K:SEED")
+    a = p.parse_args(argv)
+    out = Path(__file__).resolve().parent / "results" / "closure_dcut_cert.json"
+    data = json.loads(out.read_text()) if out.exists() else {"rows": []}
+    for spec in a.dcut_cert:
+        m, k, seed = (int(v) for v in spec.split(":"))
+        inst = zipf_unit(m, k, seed)
+        with tempfile.TemporaryDirectory() as d:
+            c0, t0 = time.process_time(), time.perf_counter()
+            q = certify(inst, d, kinds=("free",), free_by="dual")["quantities"]["free"]
+            c1, t1 = time.process_time(), time.perf_counter()
+            rep = check(d)
+            c2, t2 = time.process_time(), time.perf_counter()
+        row = {"instance": f"zipf-unit m={m} k={k} #{seed}", "git_commit": git_commit(),
+               "load_average_before": os.getloadavg(), "value": q["value"], "lower": q["lower"],
+               "certified": q["optimal"], "rows": q["dual"]["rows"], "bound": q["dual"]["bound"],
+               "certify_seconds": t1 - t0, "certify_cpu": c1 - c0, "check_ok": rep.ok, "check_seconds": t2 - t1,
+               "check_cpu": c2 - c1, "check_lines": rep.lines}
+        print(json.dumps(row), flush=True)
+        data["rows"].append(row)
+        out.write_text(json.dumps(data, indent=1) + "\n")
+
+
 def dcut_table():
     """The side-by-side table of docs/exact.md from benchmarks/results/closure_dcut.json."""
     path = Path(__file__).resolve().parent / "results" / "closure_dcut.json"
@@ -378,6 +410,8 @@ def dcut_table():
 
 
 def main():
+    if "--dcut-cert" in sys.argv:
+        return run_dcut_cert(sys.argv[1:])
     if "--dcut" in sys.argv:
         return run_dcut(sys.argv[1:])
     if "--dcut-table" in sys.argv:
