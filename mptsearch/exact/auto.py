@@ -16,7 +16,7 @@ Three exact methods, none of which wins everywhere (docs/exact.md has the measur
   stronger LP (directed cuts separated by max-flow) and SCIP's tree; it carries a fixed
   overhead of a fraction of a second per call (SCIP's model), so it wins from about m = 100
   (docs/exact.md: unit Zipf m = 100 solved in 3-5 s wall against 7-10 s, S(6,7) in 4 s against
-  7 s; on smaller families the cover program is faster).
+  7 s, exploratory; on smaller families the cover program is faster).
 
 The rule: the prefix-set search where it applies; the DP up to m = 18; from m = 19 to the
 DP's limit, the closure program first with a budget equal to the DP's estimated time, then the
