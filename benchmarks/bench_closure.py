@@ -30,6 +30,12 @@ shared, so the CPU figure is the fairer one; the load average is recorded). The 
 wall seconds. Every value
 any two methods prove is compared (assert).
 
+The directed-cut comparison: ``--dcut M:K:SEED,...`` (repeatable) runs the present program
+and :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` on unit-weight Zipf instances
+(:func:`zipf_unit`) and appends to benchmarks/results/closure_dcut.json; ``--dcut-table``
+prints its table; ``--dcut-cert M:K:SEED`` runs ``certify --free-by dual`` and ``check`` on one
+(benchmarks/results/closure_dcut_cert.json).
+
 Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
 (the Zipf runs of docs/exact.md: ``--suite zipf --suite zipfmid --cpsat-hint --lp-compare``)
 Writes benchmarks/results/closure_<suite>.json and prints one line per instance;
@@ -296,7 +302,120 @@ def zipf_table():
                   f"{100 * c['gap']:.2f}% | {found} | {below(c.get('lp_cover'))} | {below(c.get('lp_pairs'))} |")
 
 
+def zipf_unit(m, k, seed, n=500, s=1.1):
+    """The Zipf suite of the directed-cut comparison: m distinct requests of k distinct chunks
+    drawn from n chunks with p(i) proportional to 1/(i+1)^s (numpy's ``default_rng(seed)``),
+    unit weights."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / (np.arange(n) + 1) ** s
+    p /= p.sum()
+    reqs = set()
+    while len(reqs) < m:
+        reqs.add(tuple(sorted(rng.choice(n, size=k, replace=False, p=p).tolist())))
+    return from_lists(sorted(reqs))
+
+
+def run_dcut(argv):
+    """``--dcut``: the present closure program and the directed-cut branch-and-cut side by side
+    on :func:`zipf_unit` instances, one thread each; rows appended to
+    benchmarks/results/closure_dcut.json as each instance finishes."""
+    from mptsearch.exact.dcut_bnc import opt_free_dcut
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--dcut", action="append", required=True, help="M:K:SEED[,SEED...]")
+    p.add_argument("--old-limit", type=float, default=120.0, help="wall seconds of the present program")
+    p.add_argument("--new-limit", type=float, default=60.0, help="wall seconds of the directed-cut solver")
+    p.add_argument("--new-limit-large", type=float, default=600.0, help="for m >= 500")
+    p.add_argument("--skip-old", action="store_true")
+    a = p.parse_args(argv)
+    out = Path(__file__).resolve().parent / "results" / "closure_dcut.json"
+    data = json.loads(out.read_text()) if out.exists() else {"rows": []}
+    for spec in a.dcut:
+        m, k, seeds = spec.split(":")
+        for seed in seeds.split(","):
+            m, k, seed = int(m), int(k), int(seed)
+            inst = zipf_unit(m, k, seed)
+            row = {"instance": f"zipf-unit m={m} k={k} #{seed}", "m": m, "k": k, "seed": seed,
+                   "git_commit": git_commit(), "load_average_before": os.getloadavg()}
+            if not a.skip_old:
+                c0, t0 = time.process_time(), time.perf_counter()
+                r = opt_free_closure(inst, time_limit=a.old_limit)
+                row["cover"] = {"lower": r.lower, "upper": r.upper, "optimal": r.optimal, "gap": r.gap,
+                                "lp": r.lp_bound, "limit": a.old_limit, "seconds": time.perf_counter() - t0,
+                                "cpu": time.process_time() - c0, "sets": r.sets}
+            limit = a.new_limit_large if m >= 500 else a.new_limit
+            c0, t0 = time.process_time(), time.perf_counter()
+            r = opt_free_dcut(inst, time_limit=limit)
+            row["dcut"] = {"lower": r.lower, "upper": r.upper, "optimal": r.optimal, "gap": r.gap,
+                           "lp": r.lp_bound, "limit": limit, "seconds": time.perf_counter() - t0,
+                           "cpu": time.process_time() - c0, "status": r.status, "sets": r.sets}
+            if "cover" in row:
+                o, d = row["cover"], row["dcut"]
+                assert o["lower"] <= d["upper"] and d["lower"] <= o["upper"], row  # brackets must meet
+            row["load_average_after"] = os.getloadavg()
+            print(json.dumps(row), flush=True)
+            data["rows"].append(row)
+            out.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def run_dcut_cert(argv):
+    """``--dcut-cert M:K:SEED``: ``certify --free-by dual`` on a :func:`zipf_unit` instance, then
+    ``check`` of the written certificate; appended to benchmarks/results/closure_dcut_cert.json."""
+    import tempfile
+
+    from mptsearch.verify.certify import certify, check
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--dcut-cert", action="append", required=True, help="M:K:SEED")
+    a = p.parse_args(argv)
+    out = Path(__file__).resolve().parent / "results" / "closure_dcut_cert.json"
+    data = json.loads(out.read_text()) if out.exists() else {"rows": []}
+    for spec in a.dcut_cert:
+        m, k, seed = (int(v) for v in spec.split(":"))
+        inst = zipf_unit(m, k, seed)
+        with tempfile.TemporaryDirectory() as d:
+            c0, t0 = time.process_time(), time.perf_counter()
+            q = certify(inst, d, kinds=("free",), free_by="dual")["quantities"]["free"]
+            c1, t1 = time.process_time(), time.perf_counter()
+            rep = check(d)
+            c2, t2 = time.process_time(), time.perf_counter()
+        row = {"instance": f"zipf-unit m={m} k={k} #{seed}", "git_commit": git_commit(),
+               "load_average_before": os.getloadavg(), "value": q["value"], "lower": q["lower"],
+               "certified": q["optimal"], "rows": q["dual"]["rows"], "bound": q["dual"]["bound"],
+               "certify_seconds": t1 - t0, "certify_cpu": c1 - c0, "check_ok": rep.ok, "check_seconds": t2 - t1,
+               "check_cpu": c2 - c1, "check_lines": rep.lines}
+        print(json.dumps(row), flush=True)
+        data["rows"].append(row)
+        out.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def dcut_table():
+    """The side-by-side table of docs/exact.md from benchmarks/results/closure_dcut.json."""
+    path = Path(__file__).resolve().parent / "results" / "closure_dcut.json"
+    print("| instance | closure sets | present: bracket, gap (limit, CPU s) | directed cuts: bracket, gap "
+          "(limit, wall / CPU s) | cover LP below best | cut LP below best |")
+    print("|---|---|---|---|---|---|")
+    for r in json.loads(path.read_text())["rows"]:
+        d = r["dcut"]
+        o = r.get("cover")
+        best = min(d["upper"], o["upper"]) if o else d["upper"]
+
+        def br(c):
+            return f"{c['upper']:,}" if c["optimal"] else f"{c['lower']:,}..{c['upper']:,}"
+
+        old = "-" if o is None else f"{br(o)}, {100 * o['gap']:.2f}% ({o['limit']:g} s, {o['cpu']:.3g})"
+        lp_old = "-" if o is None else f"{100 * (best - o['lp']) / best:.2f}%"
+        print(f"| {r['instance']} | {d['sets']:,} | {old} | {br(d)}, {100 * d['gap']:.2f}% ({d['limit']:g} s, "
+              f"{d['seconds']:.3g} / {d['cpu']:.3g}) | {lp_old} | {100 * (best - d['lp']) / best:.2f}% |")
+
+
 def main():
+    if "--dcut-cert" in sys.argv:
+        return run_dcut_cert(sys.argv[1:])
+    if "--dcut" in sys.argv:
+        return run_dcut(sys.argv[1:])
+    if "--dcut-table" in sys.argv:
+        return dcut_table()
     if "--table" in sys.argv:
         table()
         return

@@ -171,7 +171,8 @@ def solve(inst: Instance, *, methods=METHODS, max_free_m: int = DEFAULT_MAX_FREE
                 s.values["opt_free"] = r.value
                 candidates.append((r.value, "opt_free", r.layout, r.hierarchy))
             else:
-                s.skipped["opt_free"] = (f"closure arborescence not finished in {free_time_limit:g} s: "
+                from .exact.auto import METHOD_NAMES
+                s.skipped["opt_free"] = (f"{METHOD_NAMES[method]} not finished in {free_time_limit:g} s: "
                                          f"{r.lower} <= OPT_free <= {r.upper} (gap {100 * r.gap:.2f}%)")
                 s.seconds.pop("opt_free", None)
                 s.free_bounds = (r.lower, r.upper)

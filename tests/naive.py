@@ -489,4 +489,15 @@ def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated
             return min(options)
 
         best = min(best, go(0, ()))
+
+
+def naive_min_dicut(tails, heads, x, root, target, nodes) -> float:
+    """min over node sets S with target in S, root not in S, S within ``nodes``, of the sum of
+    x over the arcs entering S (tail outside, head inside), by listing every such S."""
+    others = [v for v in nodes if v not in (root, target)]
+    best = float("inf")
+    for bits in range(1 << len(others)):
+        S = {target} | {v for i, v in enumerate(others) if bits >> i & 1}
+        val = sum(xa for t, h, xa in zip(tails, heads, x) if h in S and t not in S)
+        best = min(best, val)
     return best

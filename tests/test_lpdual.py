@@ -15,7 +15,12 @@ from mptsearch.families import k4_3, sunflowers
 from mptsearch.verify.certify import certify, check
 from mptsearch.verify.lpdual import check_dual, dual_certificate
 
+from mptsearch.instance import from_compact
+
 from .strategies import instances
+
+#: OPT_free 10 (the DP), directed-cut LP 9: the smallest such family found in a random sweep
+PARTIAL = "12 0124 14 1234 0234"
 
 
 def _cert(inst):
@@ -68,10 +73,14 @@ def test_certify_and_check_by_dual(tmp_path):
     assert q["optimal"] and q["value"] == q["lower"] == 64
     rep = check(str(d))
     assert rep.ok and not rep.partial and rep.values == {"free": 64}
-    # K4^(3): the LP bound is 20/3, so the certificate is a bracket 7..8, not a proof
-    d2 = tmp_path / "k4"
-    q = certify(k4_3(), str(d2), kinds=("free",), free_by="dual")["quantities"]["free"]
-    assert not q["optimal"] and (q["lower"], q["value"]) == (7, 8)
+    # K4^(3): the cover LP's 20/3 would leave 7..8; the directed cuts give 22/3, so 8 is proved
+    d3 = tmp_path / "k4"
+    q = certify(k4_3(), str(d3), kinds=("free",), free_by="dual")["quantities"]["free"]
+    assert q["optimal"] and (q["lower"], q["value"]) == (8, 8)
+    # a family whose directed-cut LP is 9 and OPT_free 10: a bracket 9..10, not a proof
+    d2 = tmp_path / "gap"
+    q = certify(from_compact(PARTIAL), str(d2), kinds=("free",), free_by="dual")["quantities"]["free"]
+    assert not q["optimal"] and (q["lower"], q["value"]) == (9, 10)
     rep = check(str(d2))
     assert not rep.ok and rep.partial
     # a tampered dual file is rejected, not partial
@@ -90,10 +99,10 @@ def test_cli_exit_codes_of_a_dual_certificate(tmp_path, capsys):
     assert main(["certify", "0123 0124 0125 0345 1345 2345", "--out", full, "--free-by", "dual", "--free-only"]) == 0
     assert main(["check", full]) == 0
     assert "certificate checked: OPT_free = 12" in capsys.readouterr().out
-    assert main(["certify", "012 013 023 123", "--out", part, "--free-by", "dual", "--free-only"]) == 3
+    assert main(["certify", PARTIAL, "--out", part, "--free-by", "dual", "--free-only"]) == 3
     assert main(["check", part]) == 3
     out = capsys.readouterr().out
-    assert "OPT_free in 7..8" in out and "no value proved" in out
+    assert "OPT_free in 9..10" in out and "no value proved" in out
 
 
 def test_an_infinite_number_is_malformed_not_a_traceback():
@@ -105,3 +114,73 @@ def test_an_infinite_number_is_malformed_not_a_traceback():
     rows[0][-1] = float("inf")
     assert "malformed" in check_dual(inst, dict(cert, rows=rows)).problem
     assert check_dual(inst, dict(cert, bound=float("inf"))).problem == "malformed certificate"
+
+
+def _dcut_cert(inst):
+    from mptsearch.exact.dcut_bnc import opt_free_dcut
+
+    return json.loads(json.dumps(dual_certificate(inst, opt_free_dcut(inst, keep_duals=True))))
+
+
+@settings(max_examples=25, deadline=None)
+@given(instances(max_n=7, max_m=7, max_weight=6))
+def test_directed_cut_dual_is_accepted_and_never_passes_opt_free(inst):
+    cert = _dcut_cert(inst)
+    got = check_dual(inst, cert)
+    assert got.ok, got.problem
+    assert got.lower <= opt_free(inst).value
+    # at least the cover program's certified bound
+    assert got.bound >= check_dual(inst, _cert(inst)).bound - Fraction(1, 10**5)
+
+
+def test_partial_family_is_what_it_says():
+    inst = from_compact(PARTIAL)
+    assert opt_free(inst).value == 10
+    assert check_dual(inst, _dcut_cert(inst)).lower == 9
+
+
+def test_k4_is_certified_by_directed_cuts():
+    cert = _dcut_cert(k4_3())
+    got = check_dual(k4_3(), cert)
+    assert got.ok and got.bound == Fraction(22, 3) and got.lower == 8
+    assert any(r[0] == "cut" for r in cert["rows"])
+
+
+def test_tampered_cuts_are_rejected():
+    inst = k4_3()
+    cert = _dcut_cert(inst)
+    j = next(i for i, r in enumerate(cert["rows"]) if r[0] == "cut")
+    i, members = cert["rows"][j][1], cert["rows"][j][2]
+    req = sorted(inst.requests[i])
+
+    def with_row(row):
+        rows = [list(r) for r in cert["rows"]]
+        rows[j] = row
+        return check_dual(inst, dict(cert, rows=rows))
+
+    assert with_row(list(cert["rows"][j])).ok
+    # the request taken out of its cut's set: not a valid cut
+    got = with_row(["cut", i, [S for S in members if sorted(S) != req] or [[0]], cert["rows"][j][3]])
+    assert not got.ok and ("does not hold its request" in got.problem or "outside the closure" in got.problem)
+    # a set outside the closure, a repeated set, another request's index
+    assert "outside the closure" in with_row(["cut", i, members + [[0, 1, 2, 3]], "1"]).problem
+    assert "repeats" in with_row(["cut", i, members + [members[0]], cert["rows"][j][3]]).problem
+    other = next(t for t in range(inst.m) if sorted(inst.requests[t]) not in [sorted(S) for S in members])
+    assert not with_row(["cut", other, members, cert["rows"][j][3]]).ok
+    # its multiplier raised: the bound no longer matches or an arc is overloaded
+    assert not with_row(["cut", i, members, str(Fraction(cert["rows"][j][3]) + Fraction(1, 3))]).ok
+    # the empty set is not a member of any cut
+    assert not with_row(["cut", i, members + [[]], cert["rows"][j][3]]).ok
+
+
+def test_a_tampered_witness_is_rejected(tmp_path):
+    d = tmp_path / "k4"
+    certify(k4_3(), str(d), kinds=("free",), free_by="dual")
+    assert check(str(d)).ok
+    path = d / "certificate.json"
+    data = json.loads(path.read_text())
+    lay = data["quantities"]["free"]["layout"]
+    lay[0], lay[1] = lay[0], list(reversed(lay[1]))  # another order: a different trie cost
+    path.write_text(json.dumps(data))
+    rep = check(str(d))
+    assert not rep.ok

@@ -70,7 +70,10 @@ def _check_trace(trace: str, max_memory: str | None) -> None:
 @click.option("--blend", "blend_spec", default=None, metavar="R[,PRICE[,BETA]]",
               help="Also price each layout in the blend model (docs/beyond_prefix.md): blends of cached "
                    "chunk copies at recompute fraction R, loss price PRICE, mismatch BETA (defaults 0).")
-def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, as_json, quiet, blend_spec):
+@click.option("--exact-bound", type=float, default=None, metavar="SECONDS",
+              help="Also prove a lower bound on the least possible prefill (OPT_free) by the directed-cut "
+                   "branch-and-cut within SECONDS wall, and print it with the best layout's cost and the gap.")
+def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, as_json, quiet, blend_spec, exact_bound):
     """Lay out the prompts of a JSONL retrieval trace (- for stdin) and compare with production order."""
     from ..serving.layout import METHODS, ONLINE_NEEDS_WINDOW, compile_kernels, layout_summary
     from ..serving.sparse import DEFAULT_EDGE_BUDGET
@@ -86,6 +89,8 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
     if pin < 0:
         fail(f"--pin must be >= 0, got {pin}")
     blend = _blend_params(blend_spec)
+    if exact_bound is not None and not exact_bound > 0:
+        fail(f"--exact-bound must be a positive number of seconds, got {exact_bound:g}")
     _check_trace(trace, max_memory)  # bad input is refused before a first run compiles
     announce_compile(*LAYOUT_KERNELS, quiet=quiet)
     t0 = time.perf_counter()
@@ -114,10 +119,13 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
             t_write, c_write = time.perf_counter() - t_write, time.process_time() - c_write
     finally:
         step.close()
+    exact = None if exact_bound is None else _exact_bound(tr, best, exact_bound)
     total = time.perf_counter() - t0
     priced = _price_blends(tr, s, blend)
     if as_json:
         doc = s.to_json()
+        if exact is not None:
+            doc["exact_bound"] = exact
         if priced is not None:
             doc["blend"] = priced
         doc.update({"out": out, "written": best.method if out else None,
@@ -131,6 +139,8 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
     if best.saved < 0 and not quiet:
         click.echo(f"warning: {best.method} needs {-best.saved_pct:.2f}% more prefill than production order "
                    "(relevance order, what is served today)" + (f"; {out} holds it anyway" if out else ""), err=True)
+    if exact is not None:
+        click.echo(_exact_line(exact))
     if priced is not None:
         _blend_table(priced, blend)
     if out:
@@ -138,6 +148,30 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
     click.echo(f"total time {total:.2f} s (read {t_read:.2f} s, every method"
                + ("" if no_bound else f", bound {s.bound_seconds:.2f} s")
                + f"); compiled kernels loaded in {t_load:.2f} s before, not counted")
+
+
+def _exact_bound(tr, best, seconds: float) -> dict:
+    """OPT_free of the trace's distinct requests bracketed by the directed-cut branch-and-cut
+    (:func:`mptsearch.exact.dcut_bnc.opt_free_dcut`): the proved lower bound, how it was proved,
+    the best layout's cost (the methods' best or the solver's, whichever is cheaper) and the gap."""
+    import math
+
+    from ..exact.dcut_bnc import METHOD, opt_free_dcut
+
+    r = opt_free_dcut(tr.to_instance(), time_limit=seconds)
+    upper, by = (r.upper, METHOD) if r.upper < best.cost else (best.cost, best.method)
+    by_lp = r.lower <= math.ceil(r.lp_bound - 1e-6)
+    proof = ("the root directed-cut LP (HiGHS; `mptsearch certify --free-by dual` writes it as a checkable "
+             "certificate)" if by_lp else "the branch-and-cut tree (SCIP's dual bound)")
+    return {"lower": r.lower, "upper": upper, "upper_method": by, "gap": (upper - r.lower) / upper if upper else 0.0,
+            "optimal": r.lower == upper, "method": METHOD, "proved_by": proof, "seconds": round(r.seconds, 3)}
+
+
+def _exact_line(e: dict) -> str:
+    if e["optimal"]:
+        return f"OPT_free = {e['lower']}: the {e['upper_method']} layout attains the lower bound of {e['proved_by']}"
+    return (f"OPT_free in {e['lower']}..{e['upper']} (gap {100 * e['gap']:.3f}%): lower bound by {e['proved_by']}, "
+            f"upper bound the {e['upper_method']} layout; {e['method']} stopped after {e['seconds']:.1f} s")
 
 
 def _blend_params(spec):

@@ -12,10 +12,17 @@ Three exact methods, none of which wins everywhere (docs/exact.md has the measur
   on the closure and on the LP gap: fast on sparse and structured families (S(c,k), RAG-shaped),
   slow on dense random ones (4-uniform families on 8 chunks, seconds at m = 14).
 
+- the directed-cut branch-and-cut (:mod:`mptsearch.exact.dcut_bnc`): the same closure with a
+  stronger LP (directed cuts separated by max-flow) and SCIP's tree; it carries a fixed
+  overhead of a fraction of a second per call (SCIP's model), so it wins from about m = 100
+  (docs/exact.md: unit Zipf m = 100 solved in 3-5 s wall against 7-10 s, S(6,7) in 4 s against
+  7 s, exploratory; on smaller families the cover program is faster).
+
 The rule: the prefix-set search where it applies; the DP up to m = 18; from m = 19 to the
 DP's limit, the closure program first with a budget equal to the DP's estimated time, then the
 DP if the program has not finished (at most twice the DP's time, often far less); past the
-DP's limit, the closure program alone, within ``time_limit`` (then bounds, not a value).
+DP's limit, the closure program alone below ``DCUT_M`` requests and the directed-cut
+branch-and-cut from there, within ``time_limit`` (then bounds, not a value).
 """
 
 from __future__ import annotations
@@ -23,10 +30,12 @@ from __future__ import annotations
 from .. import instance as _instance
 from ..instance import Instance
 
-__all__ = ["opt_free_exact", "opt_free_auto", "METHOD_NAMES", "DP_ALONE_M"]
+__all__ = ["opt_free_exact", "opt_free_auto", "METHOD_NAMES", "DP_ALONE_M", "DCUT_M"]
 
-METHOD_NAMES = {"dp": "subset DP", "prefix_sets": "prefix-set search", "closure": "closure arborescence"}
+METHOD_NAMES = {"dp": "subset DP", "prefix_sets": "prefix-set search", "closure": "closure arborescence",
+                "dcut": "directed-cut branch-and-cut"}
 DP_ALONE_M = 18
+DCUT_M = 100  # past the DP's limit, from this many requests on: the directed-cut branch-and-cut
 _DP_SECONDS_PER_3M = 1.5e-10  # measured: m = 20 in about 0.33 s on one core (docs/exact.md)
 
 
@@ -42,7 +51,7 @@ def opt_free_exact(inst: Instance, *, max_dp_m: int = 25, time_limit: float | No
     -------
     (result, method)
         ``method`` is a key of :data:`METHOD_NAMES`; ``result`` has ``value``, ``layout`` and
-        ``hierarchy``. Only a closure result can be unfinished: then ``result.optimal`` is
+        ``hierarchy``. Only a closure or directed-cut result can be unfinished: then ``result.optimal`` is
         False, ``value`` None, and ``lower``/``upper`` bracket OPT_free.
     """
     from .free import opt_free
@@ -64,6 +73,10 @@ def opt_free_exact(inst: Instance, *, max_dp_m: int = 25, time_limit: float | No
         except (_instance.InstanceError, SolverInconsistent):  # past its cap, or HiGHS contradicted itself
             pass
         return opt_free(inst), "dp"
+    if inst.m >= DCUT_M:
+        from .dcut_bnc import opt_free_dcut
+
+        return opt_free_dcut(inst, time_limit=time_limit), "dcut"
     try:
         return opt_free_closure(inst, time_limit=time_limit), "closure"
     except SolverInconsistent as exc:

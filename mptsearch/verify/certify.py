@@ -114,16 +114,16 @@ def certify(inst: Instance, out_dir: str, *, time_limit: float | None = 600.0,
 
 
 def _certify_free_by_dual(inst: Instance, out_dir: str, time_limit: float | None) -> dict:
-    """OPT_free by the closure program (:mod:`mptsearch.exact.arborescence`), its lower half
-    an LP dual written to ``free.dual.json`` and rechecked at once by
-    :func:`mptsearch.verify.lpdual.check_dual`. ``optimal`` only when the dual's ceiling
-    reaches the layout's trie cost; otherwise ``lower`` and ``value`` bracket OPT_free."""
-    from ..exact.arborescence import opt_free_closure
+    """OPT_free by the directed-cut branch-and-cut (:mod:`mptsearch.exact.dcut_bnc`), its
+    lower half the root directed-cut LP's dual written to ``free.dual.json`` and rechecked at
+    once by :func:`mptsearch.verify.lpdual.check_dual`. ``optimal`` only when the dual's
+    ceiling reaches the layout's trie cost; otherwise ``lower`` and ``value`` bracket OPT_free."""
+    from ..exact.dcut_bnc import opt_free_dcut
     from .lpdual import check_dual, dual_certificate
     from .satproof import SatBudgetExceeded
 
     t0 = time.perf_counter()
-    r = opt_free_closure(inst, time_limit=time_limit, keep_duals=True)
+    r = opt_free_dcut(inst, time_limit=time_limit, keep_duals=True)
     dual = dual_certificate(inst, r)
     text = json.dumps(dual) + "\n"
     _write(os.path.join(out_dir, "free.dual.json"), text)
@@ -136,7 +136,7 @@ def _certify_free_by_dual(inst: Instance, out_dir: str, time_limit: float | None
         "value": value, "layout": [list(s) for s in r.layout], "layout_labels": inst.label_orders(r.layout),
         "optimal": got.ok and got.lower >= value, "method": "lp-dual", "lower": got.lower,
         "dual": {"file": "free.dual.json", "bound": dual["bound"], "rows": len(dual["rows"]),
-                 "arcs": got.arcs, "bytes": len(text), "sha256": _sha(text), "solver": "HiGHS (LP row duals)"},
+                 "arcs": got.arcs, "bytes": len(text), "sha256": _sha(text), "solver": "HiGHS (row duals of the directed-cut LP)"},
         "seconds": round(time.perf_counter() - t0, 4),
         "checks": [{"checker": "lpdual", "ok": got.ok, "seconds": round(time.perf_counter() - t1, 4),
                     "message": got.problem or f"bound {got.bound} in exact arithmetic"}],

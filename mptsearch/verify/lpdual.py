@@ -10,7 +10,11 @@ arborescence and in(v) the sum of x over the arcs into v. Every x satisfies thes
 - ``chunk X c``: in(X) - sum_{X -> Y, c in Y} x >= 0 for a set X and a chunk c outside X,
   and -sum_{∅ -> Y, c in Y} x >= -1 at the root (two children of X never share a chunk
   outside X: :mod:`mptsearch.exact.closure`; and an arc leaves only a reached node);
-- ``ub X Y``:    -x_a >= -1.
+- ``ub X Y``:    -x_a >= -1;
+- ``cut i S``:   sum of x over the cover arcs Z -> Y with Y in S and Z not in S >= 1, for a
+  request R_i in S and a set S of members of the closure (∅ is not one): the directed cuts of
+  :mod:`mptsearch.exact.dcut` (valid: the arborescence's path from ∅ to R_i starts outside S
+  and ends inside, so one of its arcs enters S).
 
 So for multipliers u >= 0 with sum_r u_r A_r <= c arc by arc (A_r the row's coefficients),
 OPT_free >= c.x >= sum_r u_r b_r: weak LP duality, checked here with exact fractions. A
@@ -29,7 +33,10 @@ excess, so the written certificate is always feasible and only its bound can suf
 The file is JSON: ``{"format": "mptsearch-lp-dual-1", "bound": "p/q", "rows": [[kind, args...,
 "p/q"], ...]}`` with sets as sorted lists of chunk ids (the instance's numbering): kinds
 ``["req", i, u]`` (request index), ``["indeg", X, u]``, ``["chunk", X, c, u]``,
-``["ub", X, Y, u]``.
+``["ub", X, Y, u]``, ``["cut", i, [S_1, S_2, ...], u]`` (the members of S, each a sorted list).
+The ``cut`` rows come from the directed-cut LP
+(:func:`mptsearch.exact.dcut_bnc.opt_free_dcut` with ``keep_duals``); the checker recomputes
+every cut's arcs from its node set, never from the file.
 """
 
 from __future__ import annotations
@@ -75,6 +82,10 @@ def _raw_rows(result) -> list:
                     rows.append(("req", (i,), y))
                 elif y < 0:
                     rows.append(("indeg", (_expand(g.sets[v], groups),), -y))
+            elif kind[0] == "cut":
+                if y > 0:
+                    _, r, nodes = kind
+                    rows.append(("cut", (idx[r], [_expand(g.sets[v], groups) for v in nodes]), y))
             elif y < 0:
                 _, X, c = kind
                 rows.append(("chunk", (_expand(g.sets[X], groups), groups[c][0]), -y))
@@ -166,6 +177,20 @@ class _Arcs:
                 for a in self.into[X]:
                     coef[a] = coef.get(a, 0) + 1
                 return coef, 0
+            if kind == "cut":
+                i, members = args
+                if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self.reqs):
+                    return "cut row names no request"
+                if not isinstance(members, list) or not members:
+                    return "malformed cut row"
+                S = {self.as_set(X) for X in members}
+                if len(S) != len(members):
+                    return "cut row repeats a set"
+                if any(X not in self.closure for X in S):
+                    return "cut row names a set outside the closure"
+                if self.reqs[i] not in S:
+                    return "cut row's set does not hold its request"
+                return {a: 1 for Y in S for a in self.into[Y] if a[0] not in S}, 1
             if kind == "ub":
                 X, Y = args
                 a = (self.as_set(X), self.as_set(Y))
@@ -247,6 +272,8 @@ def _encode(kind, args):
         return [args[0]]
     if kind == "chunk":
         return [_ids(args[0]), args[1]]
+    if kind == "cut":
+        return [args[0], [_ids(X) for X in args[1]]]
     return [_ids(a) for a in args]
 
 

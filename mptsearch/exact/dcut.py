@@ -1,0 +1,398 @@
+"""Directed cuts over the closure's cover graph: a stronger LP bound on OPT_free.
+
+Notation as in :mod:`mptsearch.exact.closure`: C is the intersection closure of the requests,
+the nodes are C ∪ {∅} with the root ∅, the arcs are the cover pairs X -> Y (X ⊊ Y, no member
+of C strictly between) of cost c(X -> Y) = w(Y - X) >= 1 (weights are positive integers and
+X ⊊ Y), and OPT_free is the least cost of an arborescence rooted at ∅ that reaches every
+request (the closure form of Theorem 1, proved there after the paper, Section 3). For a 0/1 or
+fractional vector x over the arcs, in(v) is the sum of x over the arcs into v.
+
+**Why the cover program's LP is weak.** The program of
+:mod:`mptsearch.exact.closure_program` has the rows in(R) = 1 (requests), in(v) <= 1, and for
+every node X and chunk c outside X the *chunk row* sum{x(X -> Y) : c in Y} <= in(X) (<= 1 at
+the root).
+
+*Lemma (siblings; proved).* If X -> Y1 and X -> Y2 are two distinct cover arcs, then
+Y1 ∩ Y2 = X. Proof: let Z = Y1 ∩ Y2. Y1 and Y2 are intersections of requests, so Z is one too:
+Z is in C if it is nonempty and Z = ∅ otherwise, so Z is a node. From X ⊆ Y1 and X ⊆ Y2,
+X ⊆ Z ⊆ Y1. If Z = Y1 then Y1 ⊆ Y2, and Y1 ≠ Y2 (the arcs are distinct and have the same
+tail), so X ⊊ Y1 ⊊ Y2 with Y1 in C, and Y2 does not cover X: a contradiction. So Z ⊊ Y1; if
+X ⊊ Z, Z is a member of C (it is not ∅, being above X) strictly between X and Y1, against Y1
+covering X. Hence Z = X. QED.
+
+*Consequence (proved).* A chunk c outside X lies in the head of at most one arc out of X (two
+such heads would share c outside X), so every chunk row holds a single arc and says only
+x(X -> Y) <= in(X) (at the root, x <= 1: the variable's bound). The cover LP is therefore
+in(R) = 1, in(v) <= 1, x(X -> Y) <= in(X), 0 <= x <= 1. Its weakness: a node v with
+in(v) = 1/2 may pass 1/2 to every one of its children, so a request can be reached "twice by
+halves" through two branches below one half-used ancestor, paying each arc of the shared part
+once per half. K4^(3) (``012 013 023 123``) shows it: the cover LP is 20/3, the LP with the
+directed cuts below 22/3, OPT_free 8 (computed; ``tests/test_dcut.py``).
+
+**Directed cuts (valid, proved).** For a request R and a set S of nodes with R ∈ S and ∅ ∉ S,
+let δ⁻(S) be the arcs X -> Y with Y ∈ S and X ∉ S. Every arborescence T rooted at ∅ that
+reaches R holds the path from ∅ to R; it starts outside S and ends inside, so one of its arcs
+enters S: x_T(δ⁻(S)) >= 1. These rows (*cut rows*) hold for every arborescence, as do the
+cover program's rows, so the LP over all of them (the *cut LP*) is a lower bound on OPT_free,
+and at least the cover program's LP (it has all the cover rows; with S = {R} the cut is
+in(R) >= 1, already a cover row).
+
+**Exactness (proved).** Let x be a 0/1 point of the cover rows (in(v) <= 1 for every node
+v ≠ ∅, in(R) = 1 for every request, x(X -> Y) <= in(X) for every arc with X ≠ ∅). Every node
+with a used arc into it has exactly one (in(v) <= 1): call its tail the parent. If v has a
+parent X ≠ ∅, then in(X) >= x(X -> v) = 1, so X has a parent too; X ⊊ v, so the walk
+v, parent, grandparent, ... strictly shrinks the set and ends, and it can end only at ∅. So the
+used arcs form an arborescence rooted at ∅, and it reaches every request (in(R) = 1); its cost
+is sum_a c_a x_a. Conversely, an arborescence T over the cover arcs rooted at ∅ that reaches
+every request satisfies every cover row (one parent per node; an arc leaves only a node of T,
+which is ∅ or has its parent) and every cut row (above). The 0/1 points of the program are
+therefore exactly these arborescences (with the same cost), and by the closure form of
+Theorem 1 (cover arcs suffice) the least costs OPT_free. An arborescence is laid out at no more
+than its cost (the first half of that proof: request R gets the chunk segments of its root path
+in order; the trie has at most one node per (arc, position)), which is how the solver's layouts
+are made; their cost is then recomputed on the trie. The cut rows cut off no 0/1 point of the
+cover rows; they remove fractional points only.
+
+**Separation (exact for a given x).** Every root-R path uses only subsets of R (arcs grow the
+sets), and the nodes below R in the cover graph are exactly C's subsets of R with ∅ (a maximal
+chain from Z ⊊ R up to R is a path of cover arcs). Let D_R be that sub-DAG with capacities x.
+If W ∌ ∅, W ∋ R is a set of D_R's nodes, an arc X -> Y of the whole graph entering W has
+X ⊊ Y ⊆ R, so X is a node of D_R and the arc is one of D_R's (D_R holds every arc into its
+nodes): δ⁻(W) is the same in D_R and in the whole graph. And for any S of the whole graph with
+R ∈ S, ∅ ∉ S, W = S ∩ D_R has x(δ⁻(W)) <= x(δ⁻(S)) (an arc X -> Y entering W has X in D_R
+but not in W, hence not in S: it enters S too). So the least x(δ⁻(S)) over the cut rows of
+request R is the minimum ∅-R cut of D_R, the maximum ∅-R flow (max-flow min-cut), and a
+violated cut row exists for R iff that flow is below 1. From a maximum flow two minimum cuts are read: the *sink side* (the nodes from which R is
+reachable in the residual graph, the "back cut", closest to R) and the complement of the source
+side (the nodes not reachable from ∅), both with ∅ outside and R inside. Capacities are scaled
+to integers for :func:`scipy.sparse.csgraph.maximum_flow`; the cut's value is then recomputed
+in floating point from x, and only a cut with value below ``1 - tol`` is added, so rounding can
+miss a barely violated cut but never adds an invalid one (every row added is a valid cut row,
+whatever x).
+
+**Which rows are kept.** The cover rows stay in their single-arc form (in(v) <= 1, in(R) = 1,
+x(X -> Y) <= in(X)): without the last ones the cut loop needs many more cuts and rounds
+(measured once on a unit Zipf instance with m = 200, k = 10: 1,225.5 after 12 rounds against
+1,231.5 at convergence after 10 rounds with them; exploratory, ``benchmarks`` has no script
+for it). Every violated request gets both minimum cuts (the source-side cut alone: 1,230.1
+after 12 rounds on the same instance).
+
+**The cut loop.** Solve the LP (HiGHS, dual simplex, warm re-solves after adding rows), find
+the violated cuts for every request, add them, drop the cut rows that have been slack (x above
+1 + tol and dual 0) for two rounds into a pool that is rechecked first in each round; stop when
+no cut is violated, after ``max_rounds`` or at the deadline. The value of every solved LP in
+the loop is a lower bound (its rows are valid); the last one is kept. A certificate (the row
+duals, each cut as its node set) is written and rechecked in exact arithmetic by
+:mod:`mptsearch.verify.lpdual`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .closure import ClosureGraph
+
+__all__ = ["CutModel", "SubDag", "request_subdags", "separate", "CutLP", "cut_lp"]
+
+_SCALE = 1_000_000  # capacities are x * _SCALE, rounded, for scipy's integer max-flow
+TOL = 1e-6
+
+
+@dataclass
+class SubDag:
+    """D_R of the module docstring: ``nodes`` (global node ids; local 0 is ∅, local
+    ``len(nodes) - 1`` is R), ``arcs`` (global arc ids) and their local tails and heads."""
+
+    nodes: np.ndarray
+    arcs: np.ndarray
+    ltail: np.ndarray
+    lhead: np.ndarray
+
+
+def _into_lists(g: ClosureGraph) -> list:
+    into = [[] for _ in range(len(g.sets))]
+    for a, h in enumerate(g.heads.tolist()):
+        into[h].append(a)
+    return into
+
+
+def request_subdags(g: ClosureGraph) -> list:
+    """D_R for every request R of ``g`` (module docstring): the nodes with a path to R (C's
+    subsets of R and ∅) and the arcs among them. O(sum over R of D_R's arcs)."""
+    into = _into_lists(g)
+    tails = g.tails.tolist()
+    out = []
+    for r in g.requests:
+        seen = {r}
+        stack = [r]
+        while stack:
+            v = stack.pop()
+            for a in into[v]:
+                t = tails[a]
+                if t not in seen:
+                    seen.add(t)
+                    stack.append(t)
+        others = sorted(seen - {0, r})
+        nodes = np.array([0] + others + [r], dtype=np.int64)
+        local = {int(v): i for i, v in enumerate(nodes)}
+        arcs = np.array([a for v in nodes[1:] for a in into[int(v)]], dtype=np.int64)
+        lt = np.array([local[tails[a]] for a in arcs], dtype=np.int32)
+        lh = np.array([local[int(g.heads[a])] for a in arcs], dtype=np.int32)
+        out.append(SubDag(nodes, arcs, lt, lh))
+    return out
+
+
+def _reach(k: int, src: int, nbr_t: np.ndarray, nbr_h: np.ndarray, open_fwd: np.ndarray,
+           open_bwd: np.ndarray) -> np.ndarray:
+    """Nodes reachable from ``src`` along arcs t -> h where ``open_fwd`` and h -> t where
+    ``open_bwd``."""
+    adj: list[list[int]] = [[] for _ in range(k)]
+    for t, h, f, b in zip(nbr_t.tolist(), nbr_h.tolist(), open_fwd.tolist(), open_bwd.tolist()):
+        if f:
+            adj[t].append(h)
+        if b:
+            adj[h].append(t)
+    seen = np.zeros(k, dtype=bool)
+    seen[src] = True
+    stack = [src]
+    while stack:
+        v = stack.pop()
+        for u in adj[v]:
+            if not seen[u]:
+                seen[u] = True
+                stack.append(u)
+    return seen
+
+
+def separate(x: np.ndarray, subdags: list, *, tol: float = TOL, back: bool = True) -> list:
+    """The violated cut rows for ``x`` (module docstring): a list of (request position, global
+    node ids of S as a tuple, global arc ids of δ⁻(S)), at most two per request (the source-side
+    and the sink-side minimum cut, when they differ). O(one max-flow on D_R per request)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    cuts = []
+    for r, d in enumerate(subdags):
+        k = len(d.nodes)
+        xa = x[d.arcs]
+        cap = np.maximum(0, np.rint(xa * _SCALE)).astype(np.int32)
+        m = csr_matrix((cap, (d.ltail, d.lhead)), shape=(k, k))
+        m.sum_duplicates()
+        res = maximum_flow(m, 0, k - 1, method="dinic")
+        if res.flow_value >= _SCALE * (1 - tol):
+            continue
+        fl = np.asarray(res.flow[d.ltail, d.lhead]).ravel()
+        fwd = fl < cap
+        bwd = fl > 0
+        side = []
+        src = _reach(k, 0, d.ltail, d.lhead, fwd, bwd)
+        side.append(~src)
+        if back:
+            # nodes that reach R in the residual graph: reverse every residual arc
+            snk = _reach(k, k - 1, d.lhead, d.ltail, fwd, bwd)
+            side.append(snk)
+        seen_rows = set()
+        for w in side:
+            if w[0] or not w[k - 1]:
+                continue
+            enter = w[d.lhead] & ~w[d.ltail]
+            arcs = d.arcs[enter]
+            key = tuple(sorted(arcs.tolist()))
+            if key in seen_rows or x[arcs].sum() >= 1 - tol:
+                continue
+            seen_rows.add(key)
+            cuts.append((r, tuple(int(v) for v in d.nodes[w]), arcs))
+    return cuts
+
+
+@dataclass
+class CutModel:
+    """The cut LP's rows for one component in the form :mod:`mptsearch.verify.lpdual` reads:
+    ``kinds[r]`` is ("in", v) (in(v) = 1 for a request, <= 1 otherwise), ("chunk", X, c)
+    (x(X -> Y) <= in(X), c a chunk of Y - X) or ("cut", position of the request, node ids of S);
+    ``lo[r]`` the row's lower bound (-inf for <= rows)."""
+
+    graph: ClosureGraph
+    kinds: list
+    lo: list
+
+
+@dataclass
+class CutLP:
+    """The cut loop's outcome for one component: ``value`` (a lower bound on the component's
+    OPT_free, the last solved LP), ``cover_value`` (the first LP, the cover program's),
+    ``x`` the LP solution, ``reduced`` the reduced costs, ``duals`` the row duals of ``model``,
+    ``rounds``, ``cuts`` (active cut rows at the end, their arcs in ``cut_arcs``), ``converged`` (no violated cut left),
+    ``seconds``, ``lp_seconds`` (HiGHS's share)."""
+
+    value: float
+    cover_value: float
+    x: np.ndarray
+    reduced: np.ndarray
+    duals: np.ndarray
+    model: CutModel
+    rounds: int
+    cuts: int
+    cut_arcs: list
+    converged: bool
+    seconds: float
+    lp_seconds: float
+    history: list = field(default_factory=list)
+
+
+def _base_rows(g: ClosureGraph):
+    """The cover program's rows in their single-arc form (module docstring): (rows, lo, hi,
+    kinds), rows as (arc ids, coefficients)."""
+    into = _into_lists(g)
+    is_request = set(g.requests)
+    rows, lo, hi, kinds = [], [], [], []
+    for v in range(1, len(g.sets)):
+        rows.append((np.array(into[v], dtype=np.int32), np.ones(len(into[v]))))
+        lo.append(1.0 if v in is_request else -np.inf)
+        hi.append(1.0)
+        kinds.append(("in", v))
+    for a, (t, h) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
+        if t == 0:
+            continue
+        extra = g.sets[h] & ~g.sets[t]
+        c = (extra & -extra).bit_length() - 1
+        idx = np.array([a] + into[t], dtype=np.int32)
+        rows.append((idx, np.array([1.0] + [-1.0] * len(into[t]))))
+        lo.append(-np.inf)
+        hi.append(0.0)
+        kinds.append(("chunk", t, c))
+    return rows, lo, hi, kinds
+
+
+def _add_rows(h, rows, lo, hi):
+    if not rows:
+        return
+    starts, index, value = [], [], []
+    for idx, val in rows:
+        starts.append(len(index))
+        index.extend(idx.tolist())
+        value.extend(val.tolist())
+    h.addRows(len(rows), np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64), len(index),
+              np.array(starts, dtype=np.int32), np.array(index, dtype=np.int32), np.array(value, dtype=np.float64))
+
+
+def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 50, tol: float = TOL,
+           back: bool = True, fixed_zero: np.ndarray | None = None, subdags: list | None = None) -> CutLP:
+    """The cut LP of one component by the cut loop (module docstring).
+
+    Parameters
+    ----------
+    g : ClosureGraph
+    deadline : float, optional
+        ``time.perf_counter()`` value after which no new round starts (the last solved LP is
+        kept: it is a bound whatever the round).
+    max_rounds : int
+        Separation rounds at most.
+    back : bool
+        Also add the sink-side (back) minimum cut of each violated request.
+    fixed_zero : bool array, optional
+        Arcs held at 0 (a branch of :mod:`mptsearch.exact.dcut_bnc`); the value is then a bound
+        for the arborescences avoiding them only.
+
+    Notes
+    -----
+    Each round: one LP re-solve (warm) and one max-flow per request on D_R; rows are the
+    component's nodes plus its non-root arcs plus the active cuts.
+    """
+    from .closure_program import _new_highs
+
+    t0 = time.perf_counter()
+    subdags = request_subdags(g) if subdags is None else subdags
+    h = _new_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("presolve", "off")
+    h.setOptionValue("solver", "simplex")
+    na = len(g.tails)
+    ub = np.ones(na)
+    if fixed_zero is not None:
+        ub[fixed_zero] = 0.0
+    h.addVars(na, np.zeros(na), ub)
+    h.changeColsCost(na, np.arange(na, dtype=np.int32), g.costs.astype(np.float64))
+    rows, lo, hi, kinds = _base_rows(g)
+    _add_rows(h, rows, lo, hi)
+    nbase = len(rows)
+    active: list = []  # (kind, arcs, slack rounds)
+    pool: dict = {}  # row key -> (kind, arcs): dropped cuts, rechecked first
+    keys: set = set()
+    lp_seconds = 0.0
+    history = []
+    cover = snap = None
+    rounds, converged = 0, False
+    while True:
+        s = time.perf_counter()
+        if deadline is not None:
+            h.setOptionValue("time_limit", max(0.05, deadline - s))
+        h.run()
+        lp_seconds += time.perf_counter() - s
+        if h.modelStatusToString(h.getModelStatus()) != "Optimal":
+            break
+        sol = h.getSolution()
+        x = np.array(sol.col_value)
+        duals = np.array(sol.row_dual)
+        reduced = np.array(sol.col_dual)
+        value = h.getInfo().objective_function_value
+        if cover is None:
+            cover = value
+        snap = (value, x, reduced, duals, [kind for kind, _, _ in active], [arcs for _, arcs, _ in active])
+        history.append((rounds, value, len(active), time.perf_counter() - t0))
+        if rounds >= max_rounds or (deadline is not None and time.perf_counter() >= deadline):
+            break
+        # pool management: drop the cuts slack (and of dual 0) for two rounds in a row
+        cut_duals = duals[nbase:]
+        keep, drop = [], []
+        for j, (kind, arcs, slack) in enumerate(active):
+            loose = x[arcs].sum() > 1 + tol and abs(cut_duals[j]) < 1e-12
+            slack = slack + 1 if loose else 0
+            (drop if slack >= 2 else keep).append((j, (kind, arcs, slack)))
+        if drop:
+            h.deleteRows(len(drop), np.array([nbase + j for j, _ in drop], dtype=np.int32))
+            for _, (kind, arcs, _) in drop:
+                key = tuple(sorted(arcs.tolist()))
+                pool[key] = (kind, arcs)
+                keys.discard(key)
+            # the dropped rows have dual 0: the snapshot stays an optimal dual of what is left
+            kept = np.array([j for j, _ in keep], dtype=np.int64)
+            snap = (value, x, reduced, np.concatenate([duals[:nbase], cut_duals[kept]]),
+                    [c[0] for _, c in keep], [c[1] for _, c in keep])
+        active = [c for _, c in keep]
+        new = []
+        for key, (kind, arcs) in list(pool.items()):
+            if x[arcs].sum() < 1 - tol:
+                new.append((kind, arcs))
+                del pool[key]
+        for r, nodes, arcs in separate(x, subdags, tol=tol, back=back):
+            key = tuple(sorted(arcs.tolist()))
+            if key in keys:
+                continue
+            pool.pop(key, None)
+            new.append((("cut", r, nodes), arcs))
+        rounds += 1
+        if not new:
+            converged = True
+            break
+        fresh = []
+        for kind, arcs in new:
+            key = tuple(sorted(arcs.tolist()))
+            if key in keys:
+                continue
+            keys.add(key)
+            fresh.append((kind, arcs))
+        _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for _, a in fresh], [1.0] * len(fresh),
+                  [np.inf] * len(fresh))
+        active.extend((kind, arcs, 0) for kind, arcs in fresh)
+    if snap is None:
+        raise TimeoutError("the cut LP's first solve did not finish")
+    value, x, reduced, duals, cutkinds, cutarcs = snap
+    return CutLP(value=value, cover_value=cover, x=x, reduced=reduced, duals=duals,
+                 model=CutModel(g, kinds + cutkinds, lo + [1.0] * len(cutkinds)), rounds=rounds,
+                 cuts=len(cutkinds), cut_arcs=cutarcs, converged=converged,
+                 seconds=time.perf_counter() - t0, lp_seconds=lp_seconds, history=history)

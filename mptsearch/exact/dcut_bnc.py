@@ -1,0 +1,380 @@
+"""Exact OPT_free by branch-and-cut over the directed-cut program (SCIP), with a bracket out of time.
+
+The program is that of :mod:`mptsearch.exact.dcut` (its docstring proves the rows valid for
+every arborescence and every 0/1 point of them an arborescence): a binary x_a per cover arc,
+the cover rows in their single-arc form as constraints, and the directed cuts separated by
+max-flow in *every* node of the tree, not only at the root. Per component:
+
+1. **Root cut loop** in HiGHS (:func:`mptsearch.exact.dcut.cut_lp`): the bound LB_LP, the LP
+   point x*, its reduced costs d and the row duals for the certificate of
+   :mod:`mptsearch.verify.lpdual`.
+2. **Upper bounds, LP-guided** (all laid out and costed on the trie, outside any solver): the
+   Steiner-set local search of :mod:`mptsearch.exact.closure_search` started from the requests
+   and the nodes with in-flow in(v) >= 1/2 in x*, and the 0/1 program restricted to the support
+   of x* (the same branch-and-cut with every arc with x*_a = 0 held at 0, a short time limit).
+3. **Reduced-cost fixing (proved).** Write the root LP as min c.x over rows A x >= b (the
+   <= rows negated), 0 <= x <= 1, with an optimal dual y >= 0, reduced costs d = c - A^T y and
+   value LB_LP = y.b + sum_{d_a < 0} d_a (the bound terms). Every row is valid for every
+   arborescence x (:mod:`mptsearch.exact.dcut`), so A x >= b and
+   c.x = y.(A x) + d.x >= y.b + d.x = LB_LP + sum_{d_a > 0} d_a x_a + sum_{d_a < 0} |d_a| (1 - x_a).
+   So an arborescence using an arc with d_a > 0 costs at least LB_LP + d_a, and one avoiding
+   an arc with d_a < 0 at least LB_LP - d_a. (The cuts dropped to the pool had dual 0: y and d
+   are those of the last solve.) With an upper bound
+   UB (an integer cost, integer arc costs), an arc with LB_LP + d_a > UB - 1 is used by no
+   arborescence cheaper than UB and is held at 0; an arc with LB_LP - d_a > UB - 1 is held at
+   1. The tree then searches for a layout of cost <= UB - 1 under these fixings (an objective
+   limit), and the lower bound is min(UB, the tree's bound): either the optimum costs >= UB,
+   or it is in the restricted program.
+4. **Branch-and-cut** in SCIP (PySCIPOpt, a constraint handler written here): separation of
+   the violated cuts on every node's LP solution, enforcement on integral points (a 0/1 point
+   not reaching a request violates a cut of value 0, which is added), a check that every
+   request is reachable from ∅ in the arcs of a candidate solution. SCIP's dual reductions
+   are switched off (they assume every constraint is known in advance).
+
+Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a guess: LB is
+the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), UB the trie cost of
+the best layout.
+
+**Why SCIP and not an own branch-and-bound over HiGHS.** SCIP (Apache-2.0; PySCIPOpt MIT,
+manylinux wheels with SCIP bundled) takes cut separation as a Python callback, the way
+SCIP-Jack plugs its cuts in, and brings what an own tree would have to rebuild: node LP
+warm starts, reduced-cost propagation in every node, cut aging, branching and its own primal
+heuristics. An own branch-and-bound over HiGHS would make every node a full Python-driven
+cut loop with re-solves of the kind that already dominate the root's time (docs/exact.md).
+HiGHS keeps the root loop: it is already a dependency, its duals feed the certificate, and
+its root bound stays checkable without SCIP.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .closure import ClosureGraph
+from .dcut import TOL, _into_lists, separate
+
+__all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "opt_free_dcut", "METHOD"]
+
+METHOD = "directed-cut branch-and-cut"
+SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
+
+
+def reachable_all(g: ClosureGraph, used: np.ndarray) -> bool:
+    """Whether every request is reachable from ∅ along the arcs marked ``used``. O(arcs)."""
+    out = [[] for _ in range(len(g.sets))]
+    for a in np.flatnonzero(used):
+        out[int(g.tails[a])].append(int(g.heads[a]))
+    seen = np.zeros(len(g.sets), dtype=bool)
+    seen[0] = True
+    stack = [0]
+    while stack:
+        v = stack.pop()
+        for u in out[v]:
+            if not seen[u]:
+                seen[u] = True
+                stack.append(u)
+    return bool(seen[np.array(g.requests, dtype=np.int64)].all())
+
+
+def _handler_class():
+    from pyscipopt import SCIP_RESULT, Conshdlr, quicksum
+
+    class DirectedCuts(Conshdlr):
+        """Separates and enforces the directed cuts of :mod:`mptsearch.exact.dcut`."""
+
+        def __init__(self, g, xs, subdags):
+            self.g, self.xs, self.subdags = g, xs, subdags
+            self.added = 0
+            self.tvars = None
+
+        def _values(self, sol):
+            return np.array([self.model.getSolVal(sol, v) for v in self.xs])
+
+        def _add(self, cuts):
+            if self.tvars is None:
+                self.tvars = [self.model.getTransformedVar(v) for v in self.xs]
+            for _, _, arcs in cuts:
+                self.model.addCons(quicksum(self.tvars[a] for a in arcs.tolist()) >= 1, removable=True,
+                                   local=False, initial=True, separate=True, enforce=True, check=False,
+                                   propagate=True, modifiable=False, dynamic=False, stickingatnode=False)
+                self.added += 1
+
+        def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+            x = self._values(solution)
+            ok = reachable_all(self.g, x > 0.5)
+            return {"result": SCIP_RESULT.FEASIBLE if ok else SCIP_RESULT.INFEASIBLE}
+
+        def consenfolp(self, constraints, nusefulconss, solinfeasible):
+            cuts = separate(self._values(None), self.subdags, tol=TOL)
+            if cuts:
+                self._add(cuts)
+                return {"result": SCIP_RESULT.CONSADDED}
+            return {"result": SCIP_RESULT.FEASIBLE}
+
+        def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+            x = self._values(None)
+            ok = reachable_all(self.g, x > 0.5)
+            return {"result": SCIP_RESULT.FEASIBLE if ok else SCIP_RESULT.SOLVELP}
+
+        def conssepalp(self, constraints, nusefulconss):
+            cuts = separate(self._values(None), self.subdags, tol=1e-4)
+            if cuts:
+                self._add(cuts)
+                return {"result": SCIP_RESULT.CONSADDED}
+            return {"result": SCIP_RESULT.DIDNOTFIND}
+
+        def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+            pass  # needscons=False: never called; the cover rows lock every arc downwards
+
+    return DirectedCuts
+
+
+def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, fixed_zero=None, fixed_one=None,
+                   cuts: list = (), cutoff: float | None = None, start: np.ndarray | None = None):
+    """The 0/1 directed-cut program of one component by SCIP: (status, lower bound, used arcs
+    or None, nodes). ``fixed_zero``/``fixed_one`` (bool arrays) hold arcs at 0/1; ``cuts`` are
+    initial cut rows (arc id arrays); ``cutoff`` asks for solutions of cost below it only
+    (then an "infeasible" status means none exists, and the lower bound returned is
+    ``cutoff``); ``start`` an arborescence given as a first solution (SCIP checks it).
+
+    The lower bound is SCIP's dual bound rounded up (costs are integers): a solver's word.
+    """
+    from pyscipopt import Model, quicksum
+
+    na = len(g.tails)
+    m = Model()
+    m.hideOutput()
+    m.setParam("parallel/maxnthreads", 1)
+    m.setParam("misc/allowstrongdualreds", False)
+    m.setParam("misc/allowweakdualreds", False)
+    m.setParam("limits/gap", 0.0)
+    m.setParam("limits/absgap", 0.0)
+    m.setParam("randomization/randomseedshift", 0)
+    if time_limit is not None:
+        m.setParam("limits/time", max(0.1, float(time_limit)))
+    xs = []
+    for a in range(na):
+        lb = 1.0 if fixed_one is not None and fixed_one[a] else 0.0
+        ub = 0.0 if fixed_zero is not None and fixed_zero[a] else 1.0
+        xs.append(m.addVar(f"x{a}", vtype="B", obj=float(g.costs[a]), lb=lb, ub=ub))
+    into = _into_lists(g)
+    is_request = set(g.requests)
+    for v in range(1, len(g.sets)):
+        expr = quicksum(xs[a] for a in into[v])
+        m.addCons(expr == 1 if v in is_request else expr <= 1)
+    for a, t in enumerate(g.tails.tolist()):
+        if t:
+            m.addCons(xs[a] <= quicksum(xs[b] for b in into[t]))
+    for arcs in cuts:
+        m.addCons(quicksum(xs[a] for a in arcs.tolist()) >= 1)
+    m.setObjIntegral()
+    if cutoff is not None:
+        m.setObjlimit(float(cutoff) - 0.5)
+    handler = _handler_class()(g, xs, subdags)
+    m.includeConshdlr(handler, "dcut", "directed cuts of the closure's cover graph", sepapriority=100,
+                      enfopriority=-100, chckpriority=-100, sepafreq=1, propfreq=-1, eagerfreq=-1,
+                      maxprerounds=0, delaysepa=False, delayprop=False, needscons=False)
+    if start is not None and (fixed_zero is None or not (start & fixed_zero).any()) and (
+            cutoff is None or g.costs[start].sum() < cutoff - 0.5):
+        sol = m.createSol()
+        for a in range(na):
+            m.setSolVal(sol, xs[a], 1.0 if start[a] else 0.0)
+        m.addSol(sol)
+    m.optimize()
+    status = m.getStatus()
+    nodes = m.getNNodes()
+    x = None
+    if m.getNSols() > 0:
+        best = m.getBestSol()
+        x = np.array([m.getSolVal(best, v) for v in xs]) > 0.5
+        if cutoff is not None and g.costs[x].sum() >= cutoff - 0.5:
+            x = None
+    if status == "infeasible" and cutoff is not None:
+        return status, int(math.ceil(cutoff - 1e-9)), x, nodes
+    if status == "optimal" and x is not None:
+        bound = int(g.costs[x].sum())
+    else:
+        db = m.getDualbound()
+        bound = int(math.ceil(db - 1e-6)) if db < 1e300 else None
+        if cutoff is not None and (bound is None or bound > cutoff):
+            bound = int(math.ceil(cutoff - 1e-9))
+    return status, bound, x, nodes
+
+
+def reduced_cost_fixing(lb_lp: float, reduced: np.ndarray, upper: int, *, tol: float = 1e-6):
+    """Arcs held at 0 and at 1 by step 3 of the module docstring, for solutions costing at
+    most ``upper - 1``: (fixed_zero, fixed_one) bool arrays. O(arcs)."""
+    zero = lb_lp + reduced > upper - 1 + tol
+    one = lb_lp - reduced > upper - 1 + tol
+    return zero, one
+
+
+def _lp_guided_search(g, weights, x, seed, steps, time_limit=None):
+    """Step 2's local search: (cost(U), used sets as masks), started from the requests and the
+    nodes with in-flow >= 1/2 in ``x``, and from the requests alone; the better kept."""
+    from .._kernels.steiner import steiner_anneal
+    from .closure_search import WORK, closure_poset, default_steps
+
+    poset = closure_poset(g, weights)
+    inflow = np.zeros(len(g.sets))
+    np.add.at(inflow, g.heads, x)
+    if steps is None:  # as the present driver: about 1 CPU s of search per 10 s of limit at most
+        steps = default_steps(poset) if time_limit is None else default_steps(poset, min(WORK, 3e6 * time_limit))
+    nsteps = steps
+    temp0 = float(np.median(poset.wt[1:])) * 0.05
+    best = None
+    for r, start in enumerate((poset.fixed | (inflow >= 0.5), poset.fixed.copy())):
+        # from the LP's start the walk is cooler: it refines rather than explores
+        t0 = temp0 * (0.2 if r == 0 else 1.0)
+        used, c = steiner_anneal(start, poset.fixed, poset.wt, poset.sub_ptr, poset.sub_idx, poset.sup_ptr,
+                                 poset.sup_idx, nsteps, t0, t0 * 1e-3, seed + r)
+        if best is None or c < best[0]:
+            best = (int(c), [g.sets[j] for j in np.flatnonzero(used) if j])
+    return best
+
+
+def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = False, seed: int = 0,
+                  max_rounds: int = 50, search_steps: int | None = None):
+    """Exact OPT_free (any positive integer weights) by the directed-cut branch-and-cut of the
+    module docstring; out of time, the bracket.
+
+    Parameters
+    ----------
+    inst : Instance
+    time_limit : float, optional
+        Wall seconds for the whole solve, shared among the components by their arcs.
+    keep_duals : bool
+        Keep each component's root cut-LP duals and rows (for :mod:`mptsearch.verify.lpdual`).
+    seed : int
+        Seed of the local search.
+    max_rounds : int
+        Root separation rounds at most.
+    search_steps : int, optional
+        Steps per run of the local search (default: that of
+        :func:`~mptsearch.exact.closure_search.default_steps`, its work scaled down to about 1 CPU s
+        per 10 s of the component's time; fixed in advance, so the result does not depend on the
+        machine's speed within a stage).
+
+    Returns
+    -------
+    mptsearch.exact.arborescence.ClosureResult
+        ``formulation`` "dcut"; ``lp_bound`` the root cut LP's value, ``status`` "optimal"
+        (and how it was proved: "lp" when the rounded-up root bound met the layout, "tree"
+        otherwise) or SCIP's status.
+
+    Notes
+    -----
+    NP-hard in general. Per round of the root loop one warm LP re-solve and one max-flow per
+    request on D_R; then SCIP's tree. Theorem 1 of the paper (Section 3) in the closure form of
+    :mod:`mptsearch.exact.closure`; the cuts as proved in :mod:`mptsearch.exact.dcut`.
+
+    Examples
+    --------
+    >>> from mptsearch.families import k4_3
+    >>> r = opt_free_dcut(k4_3())
+    >>> r.value, r.optimal
+    (8, True)
+    """
+    from ..heuristics.agglomerative import agglomerative
+    from ..trie import trie_cost
+    from .arborescence import ClosureResult
+    from .closure import closure_graph, reduce_instance
+    from .closure_program import arborescence_layout
+    from .closure_search import steiner_layout
+    from .dcut import cut_lp, request_subdags
+
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    red = reduce_instance(inst)
+    layout: list = [None] * inst.m
+    lower = upper = 0
+    lp_total = 0.0
+    optimal, statuses, nsets, narcs, duals, proved = True, set(), 0, 0, [], set()
+    graphs = []
+    for idx, masks in red.components:
+        if len(idx) == 1:
+            layout[idx[0]] = [x for c in range(masks[0].bit_length()) if masks[0] >> c & 1 for x in red.groups[c]]
+            w = sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
+            lower += w
+            upper += w
+            lp_total += w
+            continue
+        graphs.append((idx, masks, closure_graph(masks, red.weights)))
+    left_arcs = sum(len(g.tails) for _, _, g in graphs)
+    for idx, masks, g in graphs:
+        share = None
+        if deadline is not None:
+            share = max(0.0, deadline - time.perf_counter()) * len(g.tails) / max(1, left_arcs)
+        left_arcs -= len(g.tails)
+        c_end = None if share is None else time.perf_counter() + share
+        nsets += len(g.sets)
+        narcs += len(g.tails)
+        subdags = request_subdags(g)
+        lp_end = None if c_end is None else time.perf_counter() + 0.5 * share
+        lp = cut_lp(g, deadline=lp_end, max_rounds=max_rounds, subdags=subdags)
+        lp_total += lp.value
+        if keep_duals:
+            duals.append((idx, g, lp.model, lp.duals, lp.value))
+        lb = int(math.ceil(lp.value - 1e-6))
+        best, lay, best_x = None, None, None
+        if len(g.sets) >= SEARCH_SETS:
+            c, used = _lp_guided_search(g, red.weights, lp.x, seed, search_steps, share)
+            best, lay = c, steiner_layout(used, list(masks), red.weights, red.groups)
+        left = None if c_end is None else c_end - time.perf_counter()
+        bound, status = lb, "optimal"
+        if best is None or lb < best:
+            fz, fo = (None, None) if best is None else reduced_cost_fixing(lp.value, lp.reduced, best)
+            if best is not None and len(g.sets) >= SEARCH_SETS:
+                support = (lp.x < 1e-6) | fz
+                st, b, x, _ = branch_and_cut(g, subdags, time_limit=None if left is None else 0.25 * left,
+                                             fixed_zero=support, fixed_one=fo, cuts=lp.cut_arcs, cutoff=best)
+                if x is not None and int(g.costs[x].sum()) < best:
+                    best, best_x = int(g.costs[x].sum()), x
+                    lay = arborescence_layout(g, x, red.groups)
+                    fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
+            left = None if c_end is None else c_end - time.perf_counter()
+            st, b, x, _ = branch_and_cut(g, subdags, time_limit=left, fixed_zero=fz, fixed_one=fo, cuts=lp.cut_arcs,
+                                         cutoff=best, start=best_x)
+            if x is not None and (best is None or int(g.costs[x].sum()) < best):
+                best = int(g.costs[x].sum())
+                lay = arborescence_layout(g, x, red.groups)
+            if b is not None:
+                bound = max(bound, b if best is None else min(b, best))
+            status = st
+            if best is not None and bound >= best:
+                proved.add("lp" if lb >= best else "tree")  # the rounded-up root LP alone may meet it
+        else:
+            proved.add("lp")
+        if best is not None and bound > best:
+            raise RuntimeError(f"directed-cut bound {bound} above a layout of cost {best}")
+        lower += bound
+        if best is None:
+            upper = None
+            optimal = False
+            statuses.add(status)
+        else:
+            if upper is not None:
+                upper += best
+            for i, s in zip(idx, lay):
+                layout[i] = s
+            if bound < best:
+                optimal = False
+                statuses.add(status)
+    fallback = agglomerative(inst)
+    if upper is None or any(s is None for s in layout):
+        layout = [list(s) for s in fallback.layout]
+    cost = trie_cost(inst, layout)
+    if fallback.cost < cost:
+        layout, cost = [list(s) for s in fallback.layout], fallback.cost
+    if cost < lower:
+        raise RuntimeError(f"directed-cut bound {lower} above the layout's trie cost {cost}")
+    if optimal and cost != lower:
+        optimal = False
+        statuses.add("layout above the bound")
+    status = "optimal (" + "+".join(sorted(proved)) + ")" if optimal else ", ".join(sorted(statuses))
+    return ClosureResult(value=cost if optimal else None, lower=lower, upper=cost, optimal=optimal,
+                         layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
+                         components=len(red.components), seconds=time.perf_counter() - t0, status=status,
+                         duals=duals, groups=red.groups, total=inst.total_weight(), formulation="dcut")

@@ -1,0 +1,204 @@
+"""The directed-cut program (mptsearch.exact.dcut, mptsearch.exact.dcut_bnc) against the subset
+DP, the cover program's LP and slow twins: the sibling lemma behind the cover LP's weakness,
+the separation against every node set, the cut LP between the cover LP and OPT_free, the
+branch-and-cut's value, and reduced-cost fixing keeping an optimum."""
+
+import random
+
+import numpy as np
+import pytest
+
+from mptsearch.exact.closure import closure_graph, reduce_instance
+from mptsearch.exact.closure_program import component_model, highs_model
+from mptsearch.exact.dcut import cut_lp, request_subdags, separate
+from mptsearch.exact.dcut_bnc import branch_and_cut, opt_free_dcut, reachable_all, reduced_cost_fixing
+from mptsearch.exact.free import opt_free
+from mptsearch.families import k4_3, leave_one_out, sunflowers
+from mptsearch.instance import from_lists
+from mptsearch.trie import trie_cost
+
+from .naive import naive_min_dicut, naive_opt_free
+
+
+def _random_instances(seed, count, max_n=7, max_m=9):
+    rng = random.Random(seed)
+    out = []
+    for t in range(count):
+        n = rng.randint(3, max_n)
+        reqs = [rng.sample(range(n), rng.randint(1, n)) for _ in range(rng.randint(2, max_m))]
+        if t % 3 == 0:  # a request inside another
+            reqs.append(reqs[0][: max(1, len(reqs[0]) // 2)])
+        weights = [rng.randint(1, 6) for _ in range(n)] if t % 2 else None
+        out.append(from_lists(reqs, weights) if weights else from_lists(reqs))
+    return out
+
+
+def _components(inst):
+    red = reduce_instance(inst)
+    single = 0
+    graphs = []
+    for idx, masks in red.components:
+        if len(idx) == 1:
+            single += sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
+        else:
+            graphs.append(closure_graph(masks, red.weights))
+    return single, graphs
+
+
+def test_every_chunk_row_of_the_cover_program_holds_one_arc():
+    # the sibling lemma: two children of X share no chunk outside X
+    for inst in _random_instances(11, 60):
+        for g in _components(inst)[1]:
+            model = component_model(g)
+            for kind, row in zip(model.kinds, model.rows):
+                if kind[0] == "chunk":
+                    out_arcs = [a for a, k in row if k > 0]
+                    assert len(out_arcs) == 1
+
+
+def test_separation_finds_the_least_cut_of_every_request():
+    rng = np.random.default_rng(4)
+    checked = 0
+    for inst in _random_instances(12, 40, max_n=5, max_m=6):
+        for g in _components(inst)[1]:
+            sub = request_subdags(g)
+            x = rng.random(len(g.tails)) * rng.choice([0.3, 0.6, 1.0])
+            cuts = separate(x, sub)
+            tails, heads = g.tails.tolist(), g.heads.tolist()
+            for r, d in enumerate(sub):
+                below = [v for v in range(len(g.sets)) if g.sets[v] & g.sets[g.requests[r]] == g.sets[v]]
+                assert sorted(d.nodes.tolist()) == sorted(below)
+                if len(below) > 14:
+                    continue
+                least = naive_min_dicut(tails, heads, x, 0, g.requests[r], below)
+                mine = [c for c in cuts if c[0] == r]
+                assert bool(mine) == (least < 1 - 1e-6)
+                for _, nodes, arcs in mine:
+                    S = set(nodes)
+                    assert g.requests[r] in S and 0 not in S
+                    assert sorted(arcs.tolist()) == [a for a in range(len(tails)) if heads[a] in S
+                                                     and tails[a] not in S]
+                    assert abs(x[arcs].sum() - least) < 1e-4
+                checked += 1
+    assert checked > 50
+
+
+def _check_cut_lp_between(seed, count):
+    stronger = 0
+    for inst in _random_instances(seed, count):
+        single, graphs = _components(inst)
+        cover = cut = float(single)
+        for g in graphs:
+            h = highs_model(component_model(g), integer=False, time_limit=None)
+            h.run()
+            cover += h.getInfo().objective_function_value
+            r = cut_lp(g)
+            assert r.converged and abs(r.cover_value - h.getInfo().objective_function_value) < 1e-6
+            cut += r.value
+        opt = opt_free(inst).value
+        assert cover - 1e-6 <= cut <= opt + 1e-6
+        stronger += cut > cover + 1e-6
+    return stronger
+
+
+def test_cut_lp_is_between_the_cover_lp_and_opt_free():
+    assert _check_cut_lp_between(13, 40) >= 3  # the cuts do raise the bound on some of them
+
+
+@pytest.mark.slow
+def test_cut_lp_between_many():
+    assert _check_cut_lp_between(17, 600) >= 20
+
+
+def test_k4_cut_lp():
+    # K4^(3): the cover LP is 20/3, the directed cuts raise it to 22/3; OPT_free is 8
+    (g,) = _components(k4_3())[1]
+    assert abs(cut_lp(g).value - 22 / 3) < 1e-6
+
+
+@pytest.mark.parametrize("seed,count", [(14, 25), pytest.param(18, 400, marks=pytest.mark.slow)])
+def test_branch_and_cut_equals_the_dp(seed, count):
+    for inst in _random_instances(seed, count, max_n=7, max_m=10):
+        r = opt_free_dcut(inst)
+        assert r.optimal and r.value == opt_free(inst).value == r.lower == r.upper
+        assert trie_cost(inst, r.layout) == r.value
+        assert r.lower <= r.lp_bound + 1 - 1e-9 or "tree" in r.status
+
+
+def test_branch_and_cut_on_known_families():
+    assert opt_free_dcut(k4_3()).value == 8
+    assert opt_free_dcut(leave_one_out(5)).value == 12
+    assert opt_free_dcut(sunflowers(3, 4)).value == 27
+
+
+def test_small_instances_against_the_naive_dp():
+    for inst in _random_instances(15, 20, max_n=5, max_m=6):
+        assert opt_free_dcut(inst).value == naive_opt_free(inst.requests, [int(w) for w in inst.weights])
+
+
+@pytest.mark.parametrize("seed,count", [(16, 15), pytest.param(19, 200, marks=pytest.mark.slow)])
+def test_reduced_cost_fixing_keeps_an_optimum(seed, count):
+    hit = 0
+    for inst in _random_instances(seed, count):
+        for g in _components(inst)[1]:
+            sub = request_subdags(g)
+            lp = cut_lp(g, subdags=sub)
+            st, opt, x, _ = branch_and_cut(g, sub, time_limit=None)
+            assert st == "optimal" and reachable_all(g, x)
+            # an upper bound one above the optimum: the optimum must survive the fixing
+            zero, one = reduced_cost_fixing(lp.value, lp.reduced, opt + 1)
+            st2, b2, x2, _ = branch_and_cut(g, sub, time_limit=None, fixed_zero=zero, fixed_one=one, cutoff=opt + 1)
+            assert x2 is not None and int(g.costs[x2].sum()) == opt
+            # at the optimum itself nothing cheaper exists: the bound comes back as the cutoff
+            zero, one = reduced_cost_fixing(lp.value, lp.reduced, opt)
+            st3, b3, x3, _ = branch_and_cut(g, sub, time_limit=None, fixed_zero=zero, fixed_one=one, cutoff=opt)
+            assert x3 is None and b3 == opt
+            hit += int(zero.sum())
+    assert hit > 0
+
+
+def test_out_of_time_gives_a_bracket_not_a_guess():
+    rng = np.random.default_rng(0)
+    p = 1.0 / (np.arange(60) + 1) ** 1.1
+    p /= p.sum()
+    reqs = sorted({tuple(sorted(rng.choice(60, size=6, replace=False, p=p).tolist())) for _ in range(40)})
+    inst = from_lists(reqs)
+    r = opt_free_dcut(inst, time_limit=0.01, max_rounds=1)
+    assert r.lower <= r.upper == trie_cost(inst, r.layout)
+    if not r.optimal:
+        assert r.value is None and r.gap > 0
+
+
+def test_layout_exact_bound_on_a_small_trace(tmp_path, capsys):
+    import json
+
+    from mptsearch.cli import main
+
+    lines = [["a", "b", "c"], ["a", "b", "d"], ["a", "c", "d"], ["b", "c", "d"], ["c", "d", "e"], ["a", "b", "c"]]
+    tokens = {"a": 5, "b": 3, "c": 7, "d": 2, "e": 4}
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps({"id": f"q{i}", "chunks": l, "tokens": [tokens[c] for c in l]}) + "\n"
+                            for i, l in enumerate(lines)))
+    want = opt_free(from_lists(lines[:-1], tokens)).value
+    assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "--exact-bound", "30",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    e = doc["exact_bound"]
+    assert e["optimal"] and e["lower"] == e["upper"] == want and e["gap"] == 0
+    assert main(["layout", str(path), "--method", "agglomerative", "--no-bound", "-q", "--exact-bound", "30"]) == 0
+    assert f"OPT_free = {want}:" in capsys.readouterr().out
+    assert main(["layout", str(path), "--no-bound", "-q", "--exact-bound", "-1"]) == 2
+
+
+def test_auto_takes_the_directed_cuts_from_dcut_m(monkeypatch):
+    from mptsearch.exact import auto
+
+    rng = random.Random(8)
+    reqs = list({tuple(sorted(rng.sample(range(9), 3))) for _ in range(40)})
+    inst = from_lists([list(r) for r in reqs], [1 + i % 3 for i in range(9)])
+    monkeypatch.setattr(auto, "DCUT_M", 10)
+    r, method = auto.opt_free_exact(inst, max_dp_m=5)
+    assert method == "dcut" and r.optimal and inst.m > 20
+    monkeypatch.setattr(auto, "DCUT_M", 10_000)
+    r2, method2 = auto.opt_free_exact(inst, max_dp_m=5)
+    assert method2 == "closure" and r2.optimal and r2.value == r.value  # two programs, one value
