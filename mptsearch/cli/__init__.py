@@ -82,8 +82,15 @@ def cli():
 
     INSTANCE arguments are a file (JSON or compact notation), - for stdin, or the paper's
     compact notation such as "012 013 023 123" (one character per chunk, requests separated
-    by spaces). Shared options (--json, -q, -o, -j, -s, -t) and exit codes (0 ok, 1 a check
-    failed, 2 bad input, 3 undecided, 130 interrupted, 143 terminated): docs/cli.md.
+    by spaces). `mptsearch COMMAND --help` lists a command's options. Where a command has one
+    of these, it means the same everywhere: --json (one JSON object on stdout), -q (no notes on
+    stderr), -o PATH (write the result there, atomically), -j (worker processes, 0 = all cores),
+    -s (random seed), -t (seconds for the whole command, unless its --help says otherwise).
+
+    \b
+    Exit codes: 0 ok, 1 a check failed, 2 bad input or a refusal,
+    3 undecided or incomplete (a rerun resumes), 130 interrupted (Ctrl-C),
+    143 terminated (SIGTERM).
     """
 
 

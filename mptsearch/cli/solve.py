@@ -69,7 +69,7 @@ def solve(instance, as_json, quiet, out, tree, dot_path, skip, max_free_m, free_
         note(f"wrote {out}", quiet)
     if dot_path is not None:
         note(f"wrote {dot_path}", quiet)
-    click.echo(f"instance  {compact(inst) if inst.m <= 40 else f'({inst.m} requests)'}")
+    click.echo(f"instance  {compact(inst, inst.orders) if inst.m <= 40 else f'({inst.m} requests)'}")
     click.echo(f"n={inst.n} chunks, m={inst.m} requests, sum_i w(R_i)={inst.total_weight()}")
     click.echo(f"{'method':<14}{'cost':>12}{'seconds':>12}")
     for meth in METHODS:

@@ -71,7 +71,7 @@ def verify(instance, claims, methods, min_methods, time_limit, workers, as_json,
     if as_json:
         click.echo(json.dumps(rep.to_json()))
         return rep.exit_code
-    click.echo(f"instance  {compact(inst) if inst.m <= 40 else f'({inst.m} requests)'}")
+    click.echo(f"instance  {compact(inst, inst.orders) if inst.m <= 40 else f'({inst.m} requests)'}")
     click.echo(f"n={inst.n} chunks, m={inst.m} requests, k<={max(len(o) for o in inst.orders)}, "
                f"sum_i w(R_i)={inst.total_weight()}")
     click.echo(f"{'method':<15}{'computes':<10}{'value':>8}{'seconds':>10}  {'witness rechecked'}")

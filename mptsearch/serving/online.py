@@ -107,6 +107,8 @@ class OnlineLayouter:
         self._pending_pin: list = []
         self._fl: list = []
         self._pl: list = []
+        self._recent_ids: deque = deque()  # ids of the last ``history`` served requests, oldest first
+        self._live_ids: set = set()  # those and the queued requests' ids
         self.served = 0
         self._reset_trie(1024)
 
@@ -159,13 +161,25 @@ class OnlineLayouter:
     def add(self, chunks: Sequence, tokens: Sequence[int] | None = None, id: Any = None) -> list:
         """Queue one request (chunk labels in relevance order; their token counts, or None to
         use the constructor's ``tokens``). Returns the (id, chunk order) pairs laid out by
-        this call: the whole batch when it reaches W requests, else nothing."""
+        this call: the whole batch when it reaches W requests, else nothing.
+
+        ``id`` (default: the request's arrival number) must be hashable and differ from the ids
+        of the queued requests and of the last ``history`` served ones (memory stays bounded);
+        a repeat raises :class:`~mptsearch.instance.InstanceError`."""
         if isinstance(chunks, (str, bytes)) or len(chunks) == 0:
             raise InstanceError("a request needs a nonempty list of chunk labels")
         if tokens is not None and len(tokens) != len(chunks):
             raise InstanceError(f"{len(chunks)} chunks but {len(tokens)} token counts")
         if len(set(chunks)) != len(chunks):
             raise InstanceError("a chunk appears twice in one request")
+        rid = self.served + len(self._pending_ids) if id is None else id
+        try:
+            repeated = rid in self._live_ids
+        except TypeError:
+            raise InstanceError(f"request id {rid!r} is not hashable (use a string or an integer)") from None
+        if repeated:
+            raise InstanceError(f"request id {rid!r} repeats the id of a request queued or among the last "
+                                f"{self.history} served (ids must be unique: each order is returned under its id)")
         # a label seen before under the constructor's fixed token mapping (or unit weights) was
         # validated when first interned and its count cannot differ now: skip the lookup (most
         # chunks of a retrieval stream are repeats; this is the hot path of add())
@@ -185,7 +199,8 @@ class OnlineLayouter:
         self._pending_pin.extend(ids[:T])
         self._fl.append(len(free))
         self._pl.append(min(T, len(ids)))
-        self._pending_ids.append(self.served + len(self._pending_ids) if id is None else id)
+        self._pending_ids.append(rid)
+        self._live_ids.add(rid)
         if len(self._pending_ids) >= self.window:
             return self._run()
         return []
@@ -206,6 +221,9 @@ class OnlineLayouter:
         flat = [labels[x] for x in out.tolist()]
         cuts = outptr.tolist()
         res = [(rid, flat[cuts[b]:cuts[b + 1]]) for b, rid in enumerate(self._pending_ids)]
+        self._recent_ids.extend(self._pending_ids)
+        while len(self._recent_ids) > self.history:
+            self._live_ids.discard(self._recent_ids.popleft())
         self._pending_ids, self._pending_free, self._pending_pin, self._fl, self._pl = [], [], [], [], []
         if self._since >= self.history:
             self._rebuild()  # renumbers the labels: after they were read

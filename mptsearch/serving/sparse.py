@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..instance import InstanceError
-from .trace import check_unique_ids
+from .trace import check_unique_ids, malformed_json
 
 __all__ = ["SparseTrace", "Layout", "parse_sparse", "read_sparse", "sparse_from_lists", "lex_rank",
            "orders_cost", "mst_bound", "MSTBound", "MAX_CHUNK_TOKENS"]
@@ -202,7 +202,7 @@ def parse_sparse(lines: Iterable[str], where: str = "trace") -> SparseTrace:
         try:
             rec = loads(text)
         except json.JSONDecodeError as exc:
-            raise _bad(where, lineno, f"malformed JSON ({exc.msg} at column {exc.colno})") from None
+            raise _bad(where, lineno, malformed_json(exc, text)) from None
         except RecursionError:
             raise _bad(where, lineno, "malformed JSON (nested too deeply)") from None
         if type(rec) is not dict:

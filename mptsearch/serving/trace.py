@@ -22,7 +22,7 @@ import numpy as np
 
 from ..instance import Instance, InstanceError, from_lists
 
-__all__ = ["Trace", "read_trace", "parse_trace", "trace_from_lists", "write_trace", "sequences_cost",
+__all__ = ["Trace", "read_trace", "parse_trace", "trace_from_lists", "write_trace", "sequences_cost", "malformed_json",
            "line_orders", "check_unique_ids"]
 
 
@@ -79,6 +79,18 @@ def _bad(where: str, lineno: int, msg: str) -> InstanceError:
     return InstanceError(f"{where} line {lineno}: {msg}")
 
 
+def malformed_json(exc: json.JSONDecodeError, text: str) -> str:
+    """What is wrong with the JSON of one trace line ``text``, at its column within that line.
+
+    ``json`` counts lines and columns in the text it was given, which holds the line's newline:
+    a line cut short (a truncated file, a partial write) fails after it, at "line 2 column 1".
+    """
+    line = text.rstrip("\r\n")
+    if exc.pos >= len(line.rstrip()):
+        return f"malformed JSON: the line ends at column {len(line)} before its JSON value does (cut short?)"
+    return f"malformed JSON ({exc.msg.removesuffix(' at')} at column {exc.pos + 1})"
+
+
 def check_unique_ids(ids: Sequence, linenos: Sequence[int], where: str = "trace") -> None:
     """Raise :class:`InstanceError` naming both lines when two lines share a request id.
 
@@ -118,7 +130,7 @@ def parse_trace(lines: Iterable[str], where: str = "trace") -> Trace:
         try:
             rec = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise _bad(where, lineno, f"malformed JSON ({exc.msg} at column {exc.colno})") from None
+            raise _bad(where, lineno, malformed_json(exc, text)) from None
         if not isinstance(rec, dict):
             raise _bad(where, lineno, "expected a JSON object with chunks and tokens")
         if "chunks" not in rec or "tokens" not in rec:
