@@ -178,10 +178,6 @@ class AnnealConfig:
             if heuristic(self.heuristic).kernel is None:
                 raise InstanceError(f"heuristic {self.heuristic!r} has no compiled twin to search with; "
                                     f"searchable: {', '.join(searchable())}")
-            from .._kernels.layouts import GREEDY_MAX_M
-            if self.heuristic == "greedy" and mhi > GREEDY_MAX_M:
-                raise InstanceError(f"greedy's compiled twin keeps a node's requests in 64 bits: at most "
-                                    f"{GREEDY_MAX_M} requests, got {mhi}")
         if self.window < 1:
             raise InstanceError(f"--window must be >= 1, got {self.window}")
         if self.restart_steps < 1:
