@@ -56,8 +56,9 @@ class AnnealRun:
         return math.inf if self.den == 0 else self.num / self.den
 
 
-def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int, deadline: float = math.inf) -> RestartState:
-    return run_restart(config, state, nsteps, deadline=deadline)
+def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int, deadline: float = math.inf,
+               cutoff: float = math.inf) -> RestartState:
+    return run_restart(config, state, nsteps, deadline=deadline, cutoff=cutoff)
 
 
 def _better(a: RestartState, b: RestartState | None) -> bool:
@@ -183,14 +184,21 @@ def _loop(rounds: _Rounds, par, local: bool, time_limit: float | None, piece_sec
         # slow steps (dense families, large m), and the time limit and Ctrl-C are seen only
         # between rounds
         budget = ROUND_SECONDS_MAX * piece_seconds
+        # the time limit also reaches inside an evaluation (a dense family's prefix-set search
+        # on 8-10 chunks takes seconds to minutes): the step it cuts is not taken; without a
+        # time limit every evaluation finishes, and the trajectories do not depend on the clock
+        cutoff = math.inf
         if time_limit is not None:
-            budget = min(budget, max(0.0, time_limit - (t - rounds.start)))
+            left = max(0.0, time_limit - (t - rounds.start))
+            budget = min(budget, left)
+            cutoff = time.time() + left
         deadline = time.time() + budget
         before = {st.index: st.step for st in rounds.active}
         if local:
-            states = [_run_piece(rounds.config, st, piece, deadline) for st in rounds.active]
+            states = [_run_piece(rounds.config, st, piece, deadline, cutoff) for st in rounds.active]
         else:
-            states = par(joblib.delayed(_run_piece)(rounds.config, st, piece, deadline) for st in rounds.active)
+            states = par(joblib.delayed(_run_piece)(rounds.config, st, piece, deadline, cutoff)
+                         for st in rounds.active)
         dt = time.perf_counter() - t
         done = max((st.step - before.get(st.index, 0) for st in states), default=0)
         rounds.absorb(states)
