@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from mptsearch.instance import InstanceError
-from mptsearch.search.anneal import DEFAULT_M_NARROW, MAX_M, AnnealConfig, default_requests, new_restart
+from mptsearch.search.anneal import DEFAULT_M_NARROW, DEFAULT_M_WIDE, MAX_M, AnnealConfig, default_requests, new_restart
 from mptsearch.search.parallel import anneal
 
 
@@ -15,8 +15,9 @@ def test_default_range_is_the_whole_class_up_to_max_m():
     assert default_requests(6, (3, 3)) == (3, 20)
     assert default_requests(7, (4, 4)) == (3, 35)
     assert default_requests(6, (3, 3), (1, 9)) == (3, 16) == (3, MAX_M)
-    assert default_requests(8, (4, 4)) == (3, 70)  # 8-10 chunks, requests of <= 5 chunks
-    assert default_requests(9, (5, 5)) == (3, 126)
+    # 8-10 chunks, requests of <= 5 chunks: up to what an evaluation affords there
+    assert default_requests(8, (4, 4)) == (3, DEFAULT_M_WIDE[8])
+    assert default_requests(9, (5, 5)) == (3, DEFAULT_M_WIDE[9])
     assert default_requests(8, (4, 6)) == (3, MAX_M)
     assert default_requests(11, (4, 4)) == (3, MAX_M)
     assert default_requests(4, (3, 3)) == (3, 4)

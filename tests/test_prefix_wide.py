@@ -121,3 +121,40 @@ def test_fastest_savings_kernel_takes_the_wide_path():
         expected = opt_free_prefix_sets(inst).value if m > 14 else opt_free(inst).value
         assert inst.total_weight() - sav == expected
     assert opt_free(_random(8, 4, 17, 3)).value == _opt_free_wide(_random(8, 4, 17, 3)).value
+
+
+def test_a_time_limit_stops_a_dense_search_from_inside():
+    """A dense 4-uniform family on 8 chunks (m = 48: seconds of search) with a 0.05 s limit:
+    the search stops inside, within a bound that is far below its full time, and says so."""
+    import time
+
+    from mptsearch.exact.prefix_sets import PrefixSetsUnfinished
+
+    inst = _random(8, 4, 48, 7)
+    t = time.perf_counter()
+    with pytest.raises(PrefixSetsUnfinished, match="time limit"):
+        opt_free_prefix_sets(inst, time_limit=0.05)
+    assert time.perf_counter() - t < 1.0  # a loaded machine's slack; the full search takes seconds
+    with pytest.raises(PrefixSetsUnfinished, match="node budget"):
+        opt_free_prefix_sets(inst, max_nodes=500)
+
+
+def test_a_search_stopped_at_any_node_budget_is_unfinished_never_wrong():
+    """Cut at every budget from a handful of nodes to past its end, the search either says it
+    is unfinished or returns the exact value with a layout that costs it (nothing half-done
+    is remembered as exact)."""
+    from mptsearch.exact.prefix_sets import PrefixSetsUnfinished
+
+    for seed, (n, k, m) in enumerate(((8, 4, 20), (9, 3, 24), (8, 3, 30))):
+        inst = _random(n, k, m, seed)
+        exact = opt_free(inst).value if m <= 20 else opt_free_prefix_sets(inst).value
+        finished = 0
+        for budget in (1, 3, 10, 30, 100, 300, 1000, 3000, 10**4, 10**5, 10**7):
+            try:
+                r = opt_free_prefix_sets(inst, max_nodes=budget)
+            except PrefixSetsUnfinished:
+                assert not finished, "a larger budget must finish too"
+                continue
+            finished += 1
+            _check(r, inst, exact)
+        assert finished >= 1

@@ -49,7 +49,9 @@ def free_savings_fastest(req, m, weights, ws):
     """:func:`free_savings` by the faster exact method: the prefix-set search
     (:mod:`mptsearch.exact.prefix_sets`) for unit weights on <= 7 chunks, or on 8-10 chunks
     with requests of <= 5 chunks, from its crossover on (no table, no limit on m), else the
-    DP (tables of 2^m entries)."""
+    DP (tables of 2^m entries). On 8-10 chunks the search honours ``ws.halt`` (a deadline
+    and node budget, :mod:`.halt`): once it is stopped the value is meaningless and
+    ``ws.halt``'s flag says so; the other paths take milliseconds and ignore it."""
     n = ws.S.shape[0]
     if n > NARROW_N and m >= PS_FROM_WIDE and ws.ps_rank.shape[0] == 1 << n:
         unit = True
@@ -67,7 +69,7 @@ def free_savings_fastest(req, m, weights, ws):
             ws.ps_mvals[:] = 0
             q = np.zeros(W, dtype=np.int64)
             return total - wide_free(forced, k, uniform, n, ws.ps_wsubs, ws.ps_wups, ws.ps_up1,
-                                     ws.ps_mkeys, ws.ps_mvals, q)
+                                     ws.ps_mkeys, ws.ps_mvals, q, ws.halt)
     if n <= NARROW_N and m >= PS_FROM_SMALL_K and ws.ps_rank.shape[0] == 1 << n:
         unit = True
         for x in range(n):

@@ -26,11 +26,8 @@ from .._bits import ctz, popcount
 from .agglomerative import agglomerative_tree
 from .masks import chunk_sets
 
-__all__ = ["GREEDY_MAX_M", "GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "BEST_OF", "CLASS_ORDERS", "rows_cost",
+__all__ = ["GREEDY", "AGGLOMERATIVE", "HEAVIEST_FIRST", "BEST_OF", "CLASS_ORDERS", "rows_cost",
            "greedy_cost", "agglomerative_cost", "order_cost", "heaviest_first_cost", "class_orders_cost", "heuristic_cost"]
-
-#: the largest m greedy_cost handles: (1 << m) - 1 must fit in a uint64 (m = 64 overflows it)
-GREEDY_MAX_M = 63
 
 # Kernel codes of the heuristics (mptsearch.heuristics.registry maps names to them).
 GREEDY, AGGLOMERATIVE, HEAVIEST_FIRST, BEST_OF, CLASS_ORDERS = 0, 1, 2, 3, 4
@@ -73,51 +70,65 @@ def rows_cost(rows, lens, m, weights):
 
 
 @njit(cache=True)
-def greedy_cost(req, m, n, weights, S):
+def greedy_cost(req, m, n, weights):
     """Trie cost of the level-wise greedy layout of req[:m] on n chunks.
 
     A trie node is (the requests there, the chunk set P on its path); its next child takes the
     chunk outside P held by the most of its requests, ties to the heavier chunk, then the
     smaller id, and every request holding it. Each pick is a new trie node, so the cost is the
-    total weight of the picks. ``S`` (uint64[n]) receives the chunks' request sets, and a
-    node's requests are one uint64 mask too: m <= :data:`GREEDY_MAX_M` (past it the value is
-    wrong, not an error; the annealer refuses such searches). O(nodes * n) time."""
-    chunk_sets(req, m, n, S)
-    cap = m * n + 2
-    gst = np.empty(cap, dtype=np.uint64)
-    pst = np.empty(cap, dtype=np.uint64)
-    gst[0] = (np.uint64(1) << np.uint64(m)) - np.uint64(1)
-    pst[0] = 0
+    total weight of the picks. A set of requests is a bitset of ceil(m / 64) uint64 words, so
+    every m is exact. O(nodes * n * ceil(m / 64)) time, O(m n ceil(m / 64)) memory."""
+    nw = max((m + 63) >> 6, 1)
+    one = np.uint64(1)
+    Sx = np.zeros((n, nw), dtype=np.uint64)  # Sx[x]: the requests containing chunk x
+    for i in range(m):
+        r = req[i]
+        bit = one << np.uint64(i & 63)
+        while r:
+            Sx[ctz(r), i >> 6] |= bit
+            r &= r - one
+    cap = m * n + 2  # a node's children are distinct trie nodes: at most sum_i |R_i| + 1 on the stack
+    gst = np.zeros((cap, nw), dtype=np.uint64)
+    pst = np.zeros(cap, dtype=np.uint64)
+    for i in range(m):
+        gst[0, i >> 6] |= one << np.uint64(i & 63)
     top = 1
     cost = np.int64(0)
-    one = np.uint64(1)
+    g = np.empty(nw, dtype=np.uint64)
     while top > 0:
         top -= 1
-        group = gst[top]
         P = pst[top]
-        g = np.uint64(0)
-        rest = group
-        while rest:
-            i = ctz(rest)
-            rest &= rest - one
-            if req[i] & ~P:
-                g |= one << np.uint64(i)
-        while g:
+        left = 0  # requests of the node with a chunk outside P
+        for w in range(nw):
+            rest = gst[top, w]
+            gw = np.uint64(0)
+            while rest:
+                i = 64 * w + ctz(rest)
+                rest &= rest - one
+                if req[i] & ~P:
+                    gw |= one << np.uint64(i & 63)
+            g[w] = gw
+            left += popcount(gw)
+        while left > 0:
             bx = -1
             bc = 0
             bw = np.int64(0)
             for x in range(n):
                 if P >> np.uint64(x) & one:
                     continue
-                c = popcount(g & S[x])
+                c = 0
+                for w in range(nw):
+                    c += popcount(g[w] & Sx[x, w])
                 if c > bc or (c == bc and c > 0 and weights[x] > bw):
                     bx, bc, bw = x, c, weights[x]
-            child = g & S[bx]
             cost += weights[bx]
-            gst[top] = child
+            for w in range(nw):
+                child = g[w] & Sx[bx, w]
+                gst[top, w] = child
+                g[w] &= ~child
             pst[top] = P | (one << np.uint64(bx))
             top += 1
-            g &= ~child
+            left -= bc
     return cost
 
 
@@ -256,9 +267,9 @@ def class_orders_cost(req, m, n, weights):
 
 @njit(cache=True)
 def heuristic_cost(code, req, m, n, weights, ws):
-    """The trie cost of heuristic ``code``'s layout of req[:m] (uses ws.S, ws.sig, ws.act)."""
+    """The trie cost of heuristic ``code``'s layout of req[:m] (uses ws.sig, ws.act)."""
     if code == GREEDY:
-        return greedy_cost(req, m, n, weights, ws.S)
+        return greedy_cost(req, m, n, weights)
     if code == AGGLOMERATIVE:
         return agglomerative_cost(req, m, n, weights, ws.sig, ws.act)
     if code == CLASS_ORDERS:

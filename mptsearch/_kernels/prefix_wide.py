@@ -13,11 +13,16 @@ table per call. ``tab`` is built by :func:`wide_tables`:
 - ``ups[j, s]``: the (j+1)-sets containing the s-th j-set, as a level-(j+1) rank bitset;
 - ``up1[C]``: for a chunk mask C, the 2-sets meeting C (C(10, 2) = 45 ranks: one word);
 - ``rank[x]``: the rank of chunk mask x among the sets of its size (increasing numeric order).
+
+Every search takes a *halt* (:mod:`.halt`: a deadline and a node budget): a search it stops
+returns at once, remembers nothing it had not finished, and leaves the flag set, so its
+caller knows the value is unfinished (a dense family on 8-9 chunks can take minutes).
 """
 
 import numpy as np
 from .._bits import ctz, popcount
 from .._jit import njit
+from .halt import halted, unfinished
 from .prefix_sets import level_of_chunks, ranks, up_pairs
 
 __all__ = ["wide_tables", "wide_free", "wide_solve", "wide_forced", "wide_level_bound", "new_memo", "W", "MAXN"]
@@ -185,10 +190,11 @@ def _degree_bound(unc, banned, ups_l, nsets, degs):
 
 
 @njit(cache=True)
-def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mkeys, mvals, want_q, Q):
+def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mkeys, mvals, want_q, Q, halt):
     """(v, Q): v = min(cutoff, cost_j(U)) (cost of levels j..1 for the j-set bitset U, see
     :func:`mptsearch._kernels.prefix_sets.solve_level`, whose search this is word for word),
-    Q a (j-1)-set cover attaining it when v < cutoff and ``want_q``.
+    Q a (j-1)-set cover attaining it when v < cutoff and ``want_q``; when ``halt`` stops the
+    search (its flag set), v is meaningless and nothing unfinished was remembered.
 
     ``memo`` maps (j, U) to 2 v + 1 when cost_j(U) = v, 2 v when only cost_j(U) >= v is
     known (a search cut at cutoff v). Without ``want_q`` the table is read first and written
@@ -227,7 +233,9 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
     best = cutoff
     if _empty(unc0):
         v = wide_solve(j - 1, fj.copy(), forced, n, subs, ups, up1, cutoff - base, np.int64(0), np.int64(0), np.int64(0),
-                       mkeys, mvals, np.int64(0), Q)
+                       mkeys, mvals, np.int64(0), Q, halt)
+        if unfinished(halt):
+            return cutoff
         res = min(base + v, cutoff)
         _remember(mkeys, mvals, j, U, 2 * res + 1 if res < cutoff else 2 * res, np.zeros(W, dtype=np.int64))
         if want_q:
@@ -262,6 +270,8 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
     stopped = False
     d = 0
     while d >= 0:
+        if halted(halt):
+            return best
         if not sOpen[d]:
             for w in range(W):
                 cur[w] = sQ[d, w] | fj[w]
@@ -291,7 +301,9 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
                     v = lbv
                 else:
                     v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, best - base, lbv,
-                                   np.int64(0), np.int64(0), mkeys, mvals, np.int64(0), Q)
+                                   np.int64(0), np.int64(0), mkeys, mvals, np.int64(0), Q, halt)
+                    if unfinished(halt):
+                        return best
                 if base + v < best:
                     best = base + v
                     for w in range(W):
@@ -311,7 +323,9 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
                 continue
             if not known:
                 v = wide_solve(j - 1, cur.copy(), forced, n, subs, ups, up1, need, lbv, np.int64(0),
-                               np.int64(0), mkeys, mvals, np.int64(0), Q)
+                               np.int64(0), mkeys, mvals, np.int64(0), Q, halt)
+                if unfinished(halt):
+                    return best
                 if v >= need:
                     d -= 1
                     continue
@@ -397,9 +411,10 @@ def wide_forced(req, m, rank):
 
 
 @njit(cache=True)
-def _cover_number(U, i, j, subs, cutoff):
+def _cover_number(U, i, j, subs, cutoff, halt):
     """The least number of i-sets such that every j-set of the bitset U (i < j) contains one,
-    or ``cutoff`` if it is not below it (set cover by the branching of :func:`wide_solve`)."""
+    or ``cutoff`` if it is not below it (set cover by the branching of :func:`wide_solve`);
+    meaningless once ``halt`` stops it."""
     cnt = _popc(U)
     if cnt == 0:
         return np.int64(0)
@@ -445,6 +460,8 @@ def _cover_number(U, i, j, subs, cutoff):
         sU[0, t >> 6] |= np.int64(1) << (t & 63)
     d = 0
     while d >= 0:
+        if halted(halt):
+            return cutoff
         if not sOpen[d]:
             if _empty(sU[d]):
                 if sK[d] < best:
@@ -524,13 +541,13 @@ def _cover_number(U, i, j, subs, cutoff):
 
 
 @njit(cache=True)
-def wide_level_bound(forced, k, subs):
+def wide_level_bound(forced, k, subs, halt):
     """(sum_{i<k} cover_i, sum_{i<k-1} cover_i) for the k-uniform family forced[k]: the level
-    lower bound minus m, and its part below level k-1."""
+    lower bound minus m, and its part below level k-1 (meaningless once ``halt`` stops it)."""
     tot = np.int64(0)
     below = np.int64(0)
     for i in range(1, k):
-        c = _cover_number(forced[k], i, k, subs, BIG)
+        c = _cover_number(forced[k], i, k, subs, BIG, halt)
         tot += c
         if i < k - 1:
             below += c
@@ -538,17 +555,19 @@ def wide_level_bound(forced, k, subs):
 
 
 @njit(cache=True)
-def wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q):
+def wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q, halt):
     """(OPT_free, the level-(k-1) cover attaining it) for the family ``forced`` (one rank
     bitset per size, k the largest): the top-level search, started from the level bound when
-    the family is uniform."""
+    the family is uniform. Unfinished (a meaningless value) when ``halt``'s flag is set."""
     floor = np.int64(0)
     lowrest = np.int64(0)
     covq = np.int64(0)
     if uniform and k >= 3:
-        tot, below = wide_level_bound(forced, k, subs)
+        tot, below = wide_level_bound(forced, k, subs, halt)
+        if unfinished(halt):
+            return BIG
         floor = _popc(forced[k]) + tot
         lowrest = below
         covq = tot - below
     return wide_solve(k, forced[k].copy(), forced, n, subs, ups, up1, BIG, floor, lowrest, covq, mkeys, mvals,
-                      np.int64(1), Q)
+                      np.int64(1), Q, halt)

@@ -36,6 +36,7 @@ class Workspace(NamedTuple):
     ps_wups: np.ndarray
     ps_mkeys: np.ndarray  # 8-10 chunks: the table of cost_j(U), cleared per family
     ps_mvals: np.ndarray
+    halt: np.ndarray     # float64[4]: deadline and node budget of one evaluation (_kernels/halt.py)
 
     @property
     def dtype(self) -> np.dtype:
@@ -64,6 +65,7 @@ def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Works
     2^table_m entries (default m_max) in the integer type ``dtype`` (see
     :func:`mptsearch.exact.free.dp_dtype`: it must hold the largest sum_i w(R_i))."""
     from .free import NARROW_N
+    from .halt import new_halt
     from .prefix_wide import MAXN as MAX_N, W, new_memo
 
     dtype = np.dtype(dtype)
@@ -85,4 +87,4 @@ def workspace(n: int, m_max: int, dtype, *, table_m: int | None = None) -> Works
         sig=np.zeros(2 * m, dtype=np.uint64), act=np.zeros(2 * m, dtype=np.int64),
         pw=np.zeros((m, m), dtype=np.int64), intree=np.zeros(m, dtype=np.bool_),
         key=np.zeros(m, dtype=np.int64), ps_subs=subs, ps_ups=ups, ps_up1=up1, ps_rank=rank,
-        ps_wsubs=wsubs, ps_wups=wups, ps_mkeys=mkeys, ps_mvals=mvals)
+        ps_wsubs=wsubs, ps_wups=wups, ps_mkeys=mkeys, ps_mvals=mvals, halt=new_halt())

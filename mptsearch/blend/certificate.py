@@ -20,8 +20,9 @@ __all__ = ["certify_blend", "REPORT_C"]
 REPORT_C = (0.05, 0.15, 0.3)
 
 
-def certify_blend(inst, num: int, den: int) -> dict:
-    """Recompute the kernel's OPT_free / w(U) = num/den of ``inst`` and certify it.
+def certify_blend(inst, num: int, den: int, *, deadline: float | None = None) -> dict:
+    """Recompute the kernel's OPT_free / w(U) = num/den of ``inst`` and certify it (within
+    ``deadline``, a ``time.time()`` value, when given).
 
     Raises
     ------
@@ -34,12 +35,12 @@ def certify_blend(inst, num: int, den: int) -> dict:
     """
     from ..canonical import canonical_form
     from ..exact.auto import opt_free_auto as opt_free
-    from ..verify.twomethod import CertificateError, verification
+    from ..verify.twomethod import CertificateError, time_left, verification
     from ..trie import trie_cost
     from .model import BlendParams, price_layout
 
     canon = canonical_form(inst)
-    free = opt_free(canon)
+    free = opt_free(canon, time_limit=time_left(deadline))
     wU = int(sum(int(canon.weights[x]) for x in set().union(*canon.requests)))
     if trie_cost(canon, free.layout) != free.value:
         raise CertificateError("the optimal free layout does not cost OPT_free on the trie")
@@ -56,7 +57,7 @@ def certify_blend(inst, num: int, den: int) -> dict:
            "m": canon.m, "weights": [int(v) for v in canon.weights], "value": free.value / wU,
            "fraction": str(Fraction(free.value, wU)), "opt_free": free.value, "w_U": wU,
            "free_layout": canon.label_orders(free.layout), "blend_ratio_at_c": ratios}
-    out["verification"] = v = verification(canon, {"free": free.value})
+    out["verification"] = v = verification(canon, {"free": free.value}, deadline=deadline)
     if v["verdict"] == "failed":
         raise CertificateError("independent methods contradict the DP: " + "; ".join(v["problems"]))
     out["certified"] = v["certified"]

@@ -133,6 +133,19 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
                     f"not certified) {where}")
 
 
+def _nothing_evaluated(run, run_record, settings: dict, out: str | None, as_json: bool) -> int:
+    """The time limit came before any restart had evaluated its start: nothing to report, exit 3."""
+    why = (f"no family was evaluated within the time limit ({run.seconds:.1f} s): each restart's first "
+           "evaluation was cut by it; give a longer -t or a smaller --requests range")
+    record = run_record(run, {"certified": False, "unfinished": why}, settings)
+    if out is not None:
+        write_json(out, record)
+    if as_json:
+        emit_json(record)
+    click.echo(f"mptsearch: {why}", err=True)
+    return UNDECIDED
+
+
 @click.command("anneal")
 @click.option("--objective", type=click.Choice(["ratio", "shortfall", "cost-ratio", "online", "blend"]),
               default="ratio", show_default=True,
@@ -150,8 +163,8 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
 @click.option("-n", "--chunks", type=int, default=7, show_default=True, help="Chunks in the universe (n).")
 @click.option("-m", "--requests", "m_text", default=None, metavar="M|LO-HI",
               help="Number of requests or range  [default: 3 up to the distinct requests that exist, at most 16 "
-                   "unless the weights are 1 and n <= 7, or n <= 10 with k <= 5 (prefix-set search); "
-                   "every other restart keeps to m <= 10]")
+                   "unless the weights are 1 and n <= 7 (no limit), or 8-9 chunks with k <= 5 (28 and 17: what an "
+                   "evaluation affords); every other restart keeps to m <= 10]")
 @click.option("--weights", "w_text", default=None, metavar="W|LO-HI",
               help="Chunk weight or range  [default: 1-9 for shortfall, 1 otherwise]")
 @seed_option(help="Run seed (restart r derives its own); with --steps the find does not depend on --jobs.")
@@ -166,12 +179,16 @@ def _interrupted(run, run_record, settings: dict, out: str | None, as_json: bool
 @jobs_option("Parallel restarts  [default: all cores; 0 also means all cores]")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786.")
 @click.option("--check", is_flag=True, help="Count instances with agglomerative savings below half the optimum.")
+@click.option("--certify-limit", type=FiniteFloat(0, min_open=True), default=60.0, show_default=True,
+              metavar="SECONDS",
+              help="Wall seconds for the certificate of the best find, after the search; at the limit the "
+                   "find is reported not certified (exit 3).")
 @out_option("Write the JSON record (settings, history, certified best) to PATH  [default: nothing written]")
 @json_option
 @quiet_option
 @_signals_seen
 def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, steps, time_limit, restart_steps,
-           t_start, t_end, jobs, scheduler, check, out, as_json, quiet):
+           t_start, t_end, jobs, scheduler, check, certify_limit, out, as_json, quiet):
     """Search small families for a large OPT_glob/OPT_free ratio (or agglomerative shortfall, a
     heuristic's cost / OPT_free, the online layouter's cost / OPT_free).
 
@@ -179,6 +196,9 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
 
     Ctrl-C or SIGTERM: exit 130 or 143 at once, with the best find so far (the annealer's
     value, not certified) in -o PATH and one line on stderr saying what was kept.
+
+    Exit 0 when the best find is certified, 3 when it is not (a value lacks a second
+    independent method, or --certify-limit was reached), 1 when a check fails.
     """
     try:
         from ..instance import InstanceError
@@ -216,6 +236,12 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
         warm = run_anneal(config, seed=seed, steps=min(200, restart_steps), time_limit=None, jobs=1)
         if warm.stopped == "interrupted" or _SEEN:
             return _stopped("nothing computed yet (interrupted while compiling), nothing written")
+    elif jobs == 1 and scheduler is None:
+        # the search runs in this process: load the cached kernels before the clock starts too
+        # (seconds on a loaded machine, which -t 2 on 8 chunks spent before its first step)
+        warm = run_anneal(config, seed=seed, steps=1, time_limit=2.0, jobs=1)
+        if warm.stopped == "interrupted" or _SEEN:
+            return _stopped("nothing computed yet (interrupted while loading the kernels), nothing written")
 
     total = round(time_limit) if time_limit is not None else steps
     bar = progress_bar(quiet, total=total, unit="s" if time_limit is not None else "step", leave=True,
@@ -238,16 +264,21 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
     settings = {"objective": objective, "k": list(k), "chunks": chunks, "requests": list(m), "m_alternate": m_alternate,
                 "weights": list(weights), "seed": seed, "steps": steps, "time_limit": time_limit,
                 "restart_steps": restart_steps, "t_start": t_start, "t_end": t_end, "jobs": jobs,
-                "scheduler": scheduler, "check": check}
+                "scheduler": scheduler, "check": check, "certify_limit": certify_limit}
     if objective == "cost-ratio":
         settings["heuristic"] = heuristic
     if objective == "online":
         settings["window"] = window
     if _SEEN:
         run.stopped = "interrupted"
+    if run.stopped != "interrupted" and run.instance is None:
+        return _nothing_evaluated(run, run_record, settings, out, as_json)
     if run.stopped != "interrupted":
+        note(f"certifying the best find (m={run.instance.m}, {objective} {run.num}/{run.den}): at most "
+             f"{certify_limit:g} s (--certify-limit)", quiet)
         try:
-            cert = certify(run.instance, objective, run.num, run.den, heuristic=heuristic, window=window)
+            cert = certify(run.instance, objective, run.num, run.den, heuristic=heuristic, window=window,
+                           time_limit=certify_limit)
         except CertificateError as exc:
             click.echo(f"mptsearch: certificate check failed: {exc}", err=True)
             return FAILED
@@ -264,8 +295,15 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
         return code
 
     click.echo(f"stopped ({run.stopped}) after {run.seconds:.1f} s: {run.evaluations:,} evaluations "
-               f"({run.evaluations / max(run.seconds, 1e-9):,.0f}/s), {run.restarts_started} restarts")
+               f"({run.evaluations / max(run.seconds, 1e-9):,.0f}/s), {run.steps:,} steps, "
+               f"{run.restarts_started} restarts")
     click.echo(f"best      {cert['instance']}")
+    if cert.get("unfinished"):
+        click.echo(f"canonical {cert['canonical']}")
+        click.echo(f"{objective} {cert['fraction']} = {cert['value']:.4f} (the annealer's value, not recomputed)")
+        click.echo(f"not certified: {cert['unfinished']}; {cert['note'].split('; ', 1)[1]}")
+        note(f"wrote {out}" if out is not None else "nothing written (-o PATH keeps the JSON record)", quiet)
+        return code
     if objective == "ratio":
         click.echo(f"canonical {cert['canonical']}")
         click.echo(f"OPT_free {cert['opt_free']}  OPT_glob {cert['opt_glob']}  "
@@ -290,8 +328,13 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
     for q, v in cert["verification"]["quantities"].items():
         by = ", ".join(f"{name}={val}" for name, val in v["methods"].items())
         click.echo(f"OPT_{q} {'proved' if v['proved'] else 'UNCONFIRMED'} by independent methods: {by}")
-    click.echo("certified: every value proved by two independent methods" if cert["certified"]
-               else "not certified: a value lacks a second independent method (see above)")
+    if cert["certified"]:
+        click.echo("certified: every value proved by two independent methods")
+    elif cert.get("limit_reached"):
+        click.echo(f"not certified: the certificate reached its time limit ({certify_limit:g} s, --certify-limit) "
+                   "before two independent methods proved every value (see above)")
+    else:
+        click.echo("not certified: a value lacks a second independent method (see above)")
     if check or objective == "shortfall":
         click.echo(f"instances below half the optimal savings: {run.violations}")
     note(f"wrote {out}" if out is not None else "nothing written (-o PATH keeps the JSON record)", quiet)

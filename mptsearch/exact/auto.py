@@ -22,7 +22,8 @@ The rule: the prefix-set search where it applies; the DP up to m = 18; from m = 
 DP's limit, the closure program first with a budget equal to the DP's estimated time, then the
 DP if the program has not finished (at most twice the DP's time, often far less); past the
 DP's limit, the closure program alone below ``DCUT_M`` requests and the directed-cut
-branch-and-cut from there, within ``time_limit`` (then bounds, not a value).
+branch-and-cut from there, within ``time_limit`` (then bounds, not a value). The
+prefix-set search honours ``time_limit`` too (on 8-10 chunks a dense family can take minutes).
 """
 
 from __future__ import annotations
@@ -30,13 +31,17 @@ from __future__ import annotations
 from .. import instance as _instance
 from ..instance import Instance
 
-__all__ = ["opt_free_exact", "opt_free_auto", "METHOD_NAMES", "DP_ALONE_M", "DCUT_M"]
+__all__ = ["opt_free_exact", "opt_free_auto", "OptFreeUndecided", "METHOD_NAMES", "DP_ALONE_M", "DCUT_M"]
 
 METHOD_NAMES = {"dp": "subset DP", "prefix_sets": "prefix-set search", "closure": "closure arborescence",
                 "dcut": "directed-cut branch-and-cut"}
 DP_ALONE_M = 18
 DCUT_M = 100  # past the DP's limit, from this many requests on: the directed-cut branch-and-cut
 _DP_SECONDS_PER_3M = 1.5e-10  # measured: m = 20 in about 0.33 s on one core (docs/exact.md)
+
+
+class OptFreeUndecided(_instance.InstanceError):
+    """OPT_free was not decided within the time limit (the message says how far it got)."""
 
 
 def dp_seconds(m: int) -> float:
@@ -53,12 +58,17 @@ def opt_free_exact(inst: Instance, *, max_dp_m: int = 25, time_limit: float | No
         ``method`` is a key of :data:`METHOD_NAMES`; ``result`` has ``value``, ``layout`` and
         ``hierarchy``. Only a closure or directed-cut result can be unfinished: then ``result.optimal`` is
         False, ``value`` None, and ``lower``/``upper`` bracket OPT_free.
+
+    Raises
+    ------
+    PrefixSetsUnfinished
+        The prefix-set search did not finish within ``time_limit`` (an InstanceError).
     """
     from .free import opt_free
     from .prefix_sets import opt_free_prefix_sets, prefix_sets_apply
 
     if prefix_sets_apply(inst):
-        return opt_free_prefix_sets(inst), "prefix_sets"
+        return opt_free_prefix_sets(inst, time_limit=time_limit), "prefix_sets"
     if inst.m <= min(DP_ALONE_M, max_dp_m):
         return opt_free(inst), "dp"
     from .arborescence import SolverInconsistent, opt_free_closure
@@ -85,9 +95,15 @@ def opt_free_exact(inst: Instance, *, max_dp_m: int = 25, time_limit: float | No
 
 def opt_free_auto(inst: Instance, *, time_limit: float | None = None):
     """Exact OPT_free by :func:`opt_free_exact`, for callers that need a value: the result
-    (``value``, ``savings``, ``layout``, ``hierarchy``), or :class:`~mptsearch.instance.InstanceError`
-    with the bracket when the closure program ran out of time."""
-    r, method = opt_free_exact(inst, max_dp_m=DP_ALONE_M, time_limit=time_limit)
+    (``value``, ``savings``, ``layout``, ``hierarchy``), or :class:`OptFreeUndecided` (an
+    :class:`~mptsearch.instance.InstanceError`) when the time ran out: with the bracket when
+    the closure program stopped, the search's message when the prefix-set search did."""
+    from .prefix_sets import PrefixSetsUnfinished
+
+    try:
+        r, method = opt_free_exact(inst, max_dp_m=DP_ALONE_M, time_limit=time_limit)
+    except PrefixSetsUnfinished as exc:
+        raise OptFreeUndecided(f"OPT_free undecided: {exc}") from None
     if not getattr(r, "optimal", True):
-        raise _instance.InstanceError(f"OPT_free undecided in {time_limit:g} s: {r.lower} <= OPT_free <= {r.upper}")
+        raise OptFreeUndecided(f"OPT_free undecided in {time_limit:g} s: {r.lower} <= OPT_free <= {r.upper}")
     return r

@@ -98,8 +98,8 @@ import numpy as np
 
 from ..instance import Instance, InstanceError
 
-__all__ = ["PrefixSetResult", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply", "MAX_N",
-           "NARROW_N", "PS_FROM", "PS_FROM_SMALL_K", "PS_FROM_WIDE", "WIDE_K"]
+__all__ = ["PrefixSetResult", "PrefixSetsUnfinished", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply",
+           "MAX_N", "NARROW_N", "PS_FROM", "PS_FROM_SMALL_K", "PS_FROM_WIDE", "WIDE_K"]
 
 NARROW_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
 MAX_N = 10    # 8-10 chunks: C(10, j) <= 252 sets per level, four 64-bit words (``_kernels/prefix_wide.py``)
@@ -123,6 +123,11 @@ def prefix_sets_apply(inst: Instance) -> bool:
     if inst.n > NARROW_N:
         return inst.m >= PS_FROM_WIDE and k <= WIDE_K
     return inst.m >= PS_FROM or (inst.m >= PS_FROM_SMALL_K and k <= 3)
+
+
+class PrefixSetsUnfinished(InstanceError):
+    """The prefix-set search reached its time limit or node budget before it finished (no
+    value: only a finished search is exact)."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,8 @@ def _forced(inst: Instance, rank) -> np.ndarray:
     return forced
 
 
-def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
+def opt_free_prefix_sets(inst: Instance, *, time_limit: float | None = None,
+                         max_nodes: int | None = None) -> PrefixSetResult:
     """Exact unit-weight OPT_free by the prefix-set search (module docstring: the lemma and
     its proof), with an optimal layout.
 
@@ -173,6 +179,12 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     ----------
     inst : Instance
         Unit weights, at most 10 chunks in use, any request sizes.
+    time_limit : float, optional
+        Wall seconds; on 8-10 chunks the search stops within about a millisecond of it and
+        raises :class:`PrefixSetsUnfinished` (on <= 7 chunks it takes milliseconds and runs
+        to the end).
+    max_nodes : int, optional
+        The same with a budget of search nodes (deterministic, unlike a time limit).
 
     Returns
     -------
@@ -183,6 +195,8 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     ------
     InstanceError
         Weighted instance, or more than 10 chunks.
+    PrefixSetsUnfinished
+        The time limit or the node budget was reached (an :class:`InstanceError` too).
 
     Notes
     -----
@@ -203,7 +217,7 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
     _check(inst)
     n = inst.n
     if n > NARROW_N:
-        return _opt_free_wide(inst)
+        return _opt_free_wide(inst, time_limit, max_nodes)
     setmask, subs, ups, up1, rank = _tables(n)
     forced = _forced(inst, rank)
     k = max(len(o) for o in inst.orders)
@@ -228,8 +242,12 @@ def opt_free_prefix_sets(inst: Instance) -> PrefixSetResult:
                            _hierarchy(layout), inst.total_weight() - int(value))
 
 
-def _opt_free_wide(inst: Instance) -> PrefixSetResult:
+def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: int | None = None) -> PrefixSetResult:
     """:func:`opt_free_prefix_sets` on 8-10 chunks (the multi-word kernels)."""
+    import math
+    import time
+
+    from .._kernels.halt import new_halt
     from .._kernels.prefix_wide import W, new_memo, wide_forced, wide_free, wide_solve
 
     n = inst.n
@@ -238,7 +256,19 @@ def _opt_free_wide(inst: Instance) -> PrefixSetResult:
     forced, k, uniform = wide_forced(req, inst.m, rank)
     mkeys, mvals = new_memo()
     Q = np.zeros(W, dtype=np.int64)
-    value = int(wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q))
+    halt = new_halt(math.inf if time_limit is None else time.time() + max(0.0, float(time_limit)),
+                    math.inf if max_nodes is None else float(max_nodes))
+
+    def check():
+        if halt[3]:
+            limit = (f"its time limit ({time_limit:g} s)" if time_limit is not None else "") + \
+                (" or " if time_limit is not None and max_nodes is not None else "") + \
+                (f"its node budget ({max_nodes:,})" if max_nodes is not None else "")
+            raise PrefixSetsUnfinished(f"the prefix-set search reached {limit} before it finished "
+                                       f"(m={inst.m}, n={n})")
+
+    value = int(wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q, halt))
+    check()
     levels = {k: forced[k].copy()}
     rest = value - _count(forced[k])
     for j in range(k - 1, 0, -1):
@@ -249,7 +279,8 @@ def _opt_free_wide(inst: Instance) -> PrefixSetResult:
         levels[j] = U
         Q = np.zeros(W, dtype=np.int64)
         v = int(wide_solve(j, U.copy(), forced, n, subs, ups, up1, np.int64(1 << 40), np.int64(0), np.int64(0), np.int64(0),
-                           mkeys, mvals, np.int64(1), Q))
+                           mkeys, mvals, np.int64(1), Q, halt))
+        check()
         if v != rest:  # pragma: no cover - the search is deterministic
             raise AssertionError(f"level {j}: solving the chosen cover gave {v}, expected {rest}")
         rest -= _count(U)
@@ -323,9 +354,11 @@ def level_bound(inst: Instance) -> int:
     if inst.n > NARROW_N:
         from .._kernels.prefix_wide import wide_forced, wide_level_bound
 
+        from .._kernels.halt import new_halt
+
         _, subs, _, _, rank = _wide_tables(inst.n)
         forced, k, _ = wide_forced(np.array(inst.request_masks(), dtype=np.uint64), inst.m, rank)
-        return inst.m + int(wide_level_bound(forced, k, subs)[0])
+        return inst.m + int(wide_level_bound(forced, k, subs, new_halt())[0])
     setmask, subs, ups, up1, rank = _tables(inst.n)
     req = np.array(inst.request_masks(), dtype=np.uint64)
     return int(prefix_set_bound(req, inst.m, inst.n, subs, ups, rank))

@@ -42,7 +42,7 @@ from .._kernels.workspace import Workspace, workspace
 from ..classes import FamilyClass
 from .objective import OBJECTIVES
 
-__all__ = ["default_requests", "AnnealConfig", "Params", "COUNTERS", "RestartState", "OBJECTIVES", "PERMUTE",
+__all__ = ["default_requests", "DEFAULT_M_WIDE", "AnnealConfig", "Params", "COUNTERS", "RestartState", "OBJECTIVES", "PERMUTE",
            "new_restart", "run_restart", "restart_instance", "restart_seed", "make_workspace"]
 
 # probability of the order-exchange move per objective (0: unordered, trajectories unchanged)
@@ -94,14 +94,26 @@ def max_requests(n: int, weights: tuple = (1, 1), k_hi: int | None = None) -> in
     return MAX_M
 
 
+#: The default largest m on 8-10 chunks with unit weights (where no m limit applies): the
+#: largest m at which one evaluation of a random family (4-uniform, and of requests of 2-4
+#: chunks) takes at most 10 ms of CPU in the median and 500 ms at the slowest of 9, at that
+#: m and every m below it (benchmarks/bench_anneal_wide.py, its --summary, and
+#: benchmarks/results/anneal_wide.json). Past it the prefix-set search's time climbs steeply
+#: (0.5-1.2 s in the median at m = 48-56 on 8 chunks, 4-uniform), and a minute's search would
+#: make a few dozen steps.
+DEFAULT_M_WIDE = {8: 28, 9: 17, 10: 16}
+
+
 def default_requests(n: int, k: tuple, weights: tuple = (1, 1)) -> tuple[int, int]:
     """The default range of m: every count the class allows, from 3 up to the distinct
-    requests that exist, capped at :func:`max_requests`. The add/drop moves then walk over m, so the search
+    requests that exist, capped at :func:`max_requests` and, on 8-10 chunks, at
+    :data:`DEFAULT_M_WIDE` (what an evaluation there affords). The add/drop moves then walk over m, so the search
     reaches optima at large m (k=3 on 6 chunks: 23/18 at m=12) that a fixed 3-10 excludes.
     The CLI pairs it with ``m_alternate = DEFAULT_M_NARROW``: every other restart searches
     the former range only, so optima at small m come as fast as before."""
     cap = sum(math.comb(n, s) for s in range(k[0], k[1] + 1)) if 1 <= k[0] <= k[1] <= n else 0
-    return min(3, max(cap, 1)), max(1, min(max_requests(n, weights, k[1]), cap))
+    top = min(max_requests(n, weights, k[1]), DEFAULT_M_WIDE.get(n, 1 << 30))
+    return min(3, max(cap, 1)), max(1, min(top, cap))
 
 
 @dataclass(frozen=True)
@@ -178,10 +190,6 @@ class AnnealConfig:
             if heuristic(self.heuristic).kernel is None:
                 raise InstanceError(f"heuristic {self.heuristic!r} has no compiled twin to search with; "
                                     f"searchable: {', '.join(searchable())}")
-            from .._kernels.layouts import GREEDY_MAX_M
-            if self.heuristic == "greedy" and mhi > GREEDY_MAX_M:
-                raise InstanceError(f"greedy's compiled twin keeps a node's requests in 64 bits: at most "
-                                    f"{GREEDY_MAX_M} requests, got {mhi}")
         if self.window < 1:
             raise InstanceError(f"--window must be >= 1, got {self.window}")
         if self.restart_steps < 1:
@@ -285,10 +293,13 @@ def make_workspace(config: AnnealConfig) -> Workspace:
 
 
 def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,
-                workspace: Workspace | None = None, deadline: float = math.inf) -> RestartState:
+                workspace: Workspace | None = None, deadline: float = math.inf,
+                cutoff: float = math.inf) -> RestartState:
     """Advance ``state`` by up to ``nsteps`` steps (in place; returned for use in workers),
     stopping early once ``time.time()`` passes ``deadline`` (the same trajectory either way:
-    the next call resumes it).
+    the next call resumes it). ``cutoff`` stops an evaluation from the inside
+    (the prefix-set search on 8-10 chunks, whose time on dense families reaches minutes); the
+    step it cut is not taken, so a resumed call takes it again.
 
     Runs the steps of move + OPT_free + OPT_glob (or agglomerative) + Metropolis in
     one compiled call: O(nsteps (3^m + 2^n (n + m))) time.
@@ -297,7 +308,8 @@ def run_restart(config: AnnealConfig, state: RestartState, nsteps: int,
 
     ws = workspace if workspace is not None else make_workspace(config)
     anneal_steps(config.params(state.index), state.req, state.wts, state.best_req, state.best_wts,
-                 state.counters, state.rng, state.viol_req, state.viol_wts, ws, int(nsteps), float(deadline))
+                 state.counters, state.rng, state.viol_req, state.viol_wts, ws, int(nsteps), float(deadline),
+                 float(cutoff))
     return state
 
 

@@ -15,21 +15,30 @@ objective rests on (OPT_free and OPT_glob for a ratio, OPT_free for a shortfall)
 by methods that share no code (the exact DPs, SAT with a checked UNSAT proof, the trie search
 where it reaches), and the record says ``"certified": true`` only when every one of them is
 proved by at least two.
+
+A certificate can be given a time limit for the whole of it (``time_limit``; the CLI's
+``--certify-limit``): the exact recomputation gets the time left, each verification method an
+even share of what is left after it, and a method is skipped once the limit has passed. A
+certificate that reaches its limit says so (``"limit_reached": true``) and is not certified;
+when even OPT_free could not be recomputed in time the record keeps the annealer's value only
+(``"unfinished"`` says why).
 """
 
 from __future__ import annotations
 
+import math
+import time
 from fractions import Fraction
 
 from ..instance import compact
 from ..provenance import environment
-from ..verify.twomethod import VERIFY_METHODS, CertificateError, verification
+from ..verify.twomethod import VERIFY_METHODS, CertificateError, time_left, verification
 
-__all__ = ["CertificateError", "certify", "run_record", "verification", "VERIFY_METHODS"]
+__all__ = ["CertificateError", "certify", "run_record", "verification", "VERIFY_METHODS", "time_left"]
 
 
 def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greedy", window: int = 1,
-            methods: dict | None = None, limits: dict | None = None) -> dict:
+            methods: dict | None = None, limits: dict | None = None, time_limit: float | None = None) -> dict:
     """Recompute a find with the public solvers, check its certificate, return it as a dict.
 
     Parameters
@@ -47,6 +56,15 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
     methods, limits : dict, optional
         ratio and shortfall: the verification's methods per quantity and size-limit
         overrides (:func:`~mptsearch.verify.twomethod.verification`); default its own.
+    time_limit : float, optional
+        Wall seconds for the whole certificate (module docstring); None: every method runs
+        to its own limits.
+
+    Returns
+    -------
+    dict
+        The certificate, with ``certify_seconds``, ``time_limit`` and ``limit_reached``;
+        ``certified`` is True only when every value is proved by two independent methods.
 
     Raises
     ------
@@ -54,6 +72,34 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
         When a recomputed value differs from the kernel's, or a layout/order does not cost
         what it should on the prefix trie.
     """
+    from ..exact.auto import OptFreeUndecided
+
+    start = time.time()
+    deadline = None if time_limit is None else start + float(time_limit)
+    try:
+        out = _certify(inst, objective, num, den, heuristic, window, methods, limits, deadline)
+        reached = deadline is not None and not out["certified"] and \
+            time.time() >= deadline - max(0.05, 0.01 * float(time_limit))
+    except OptFreeUndecided as exc:
+        out = _unfinished(inst, objective, num, den, f"{exc} (certificate time limit {time_limit:g} s)")
+        reached = True
+    out.update(certify_seconds=round(time.time() - start, 3), time_limit=time_limit, limit_reached=reached)
+    return out
+
+
+def _unfinished(inst, objective: str, num: int, den: int, why: str) -> dict:
+    """The record of a find whose OPT_free could not be recomputed in time: the annealer's
+    value, not certified."""
+    from ..canonical import canonical_form
+
+    inst_text = compact(inst)
+    return {"objective": objective, "instance": inst_text, "canonical": compact(canonical_form(inst)),
+            "n": inst.n, "m": inst.m, "value": num / den if den else math.inf, "fraction": f"{num}/{den}",
+            "certified": False, "unfinished": why, "verification": None,
+            "note": f"the annealer's value, not recomputed; mptsearch verify \"{inst_text}\" proves its optima"}
+
+
+def _certify(inst, objective, num, den, heuristic, window, methods, limits, deadline) -> dict:
     from ..canonical import canonical_form
     from ..exact.auto import opt_free_auto as opt_free  # prefix sets, the DP, or the closure program
     from ..exact.glob import opt_glob
@@ -62,18 +108,18 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
     if objective == "blend":
         from ..blend.certificate import certify_blend
 
-        return certify_blend(inst, num, den)
+        return certify_blend(inst, num, den, deadline=deadline)
     if objective in ("cost-ratio", "online"):
         from .ordered_certificate import certify_cost_ratio, certify_online
 
         if objective == "cost-ratio":
-            return certify_cost_ratio(inst, heuristic, num, den)
-        return certify_online(inst, window, num, den)
+            return certify_cost_ratio(inst, heuristic, num, den, deadline=deadline)
+        return certify_online(inst, window, num, den, deadline=deadline)
     canon = canonical_form(inst)
     out = {"objective": objective, "canonical": compact(canon), "n": canon.n, "m": canon.m,
            "weights": [int(v) for v in canon.weights]}
     if objective == "ratio":
-        free, glob = opt_free(canon), opt_glob(canon)
+        free, glob = opt_free(canon, time_limit=time_left(deadline)), opt_glob(canon)
         if trie_cost(canon, free.layout) != free.value:
             raise CertificateError("the optimal free layout does not cost OPT_free on the trie")
         if order_cost(canon, glob.order) != glob.value:
@@ -85,14 +131,14 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
                    opt_glob=glob.value, free_layout=canon.label_orders(free.layout),
                    free_hierarchy=free.hierarchy.nested(), glob_order=[canon.labels[x] for x in glob.order])
         out["verification"] = v = verification(canon, {"free": free.value, "glob": glob.value},
-                                                   methods=methods, limits=limits)
+                                                   methods=methods, limits=limits, deadline=deadline)
         if v["verdict"] == "failed":
             raise CertificateError("independent methods contradict the DPs: " + "; ".join(v["problems"]))
         out["certified"] = v["certified"]
         return out
     from ..heuristics.agglomerative import agglomerative
 
-    free = opt_free(inst)
+    free = opt_free(inst, time_limit=time_left(deadline))
     agg = agglomerative(inst, tie_break="first")
     if trie_cost(inst, free.layout) != free.value:
         raise CertificateError("the optimal free layout does not cost OPT_free on the trie")
@@ -106,7 +152,8 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
                free_layout=inst.label_orders(free.layout), free_hierarchy=free.hierarchy.nested(),
                agglomerative_hierarchy=agg.hierarchy.nested(),
                canonical_agglomerative_savings=canon_agg)
-    out["verification"] = v = verification(inst, {"free": free.value}, methods=methods, limits=limits)
+    out["verification"] = v = verification(inst, {"free": free.value}, methods=methods, limits=limits,
+                                           deadline=deadline)
     if v["verdict"] == "failed":
         raise CertificateError("independent methods contradict the DP: " + "; ".join(v["problems"]))
     out["certified"] = v["certified"]

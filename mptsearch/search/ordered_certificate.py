@@ -22,14 +22,15 @@ from ..instance import compact
 __all__ = ["certify_cost_ratio", "certify_online"]
 
 
-def _common(inst, num: int, den: int, what: str, cost: int, layout) -> dict:
-    """The shared part: OPT_free recomputed and verified, the numerator's layout rechecked."""
+def _common(inst, num: int, den: int, what: str, cost: int, layout, deadline: float | None) -> dict:
+    """The shared part: OPT_free recomputed and verified, the numerator's layout rechecked
+    (within ``deadline``, a ``time.time()`` value, when given)."""
     from ..canonical import canonical_form
     from ..exact.auto import opt_free_auto as opt_free  # prefix sets, the DP, or the closure program
     from ..trie import trie_cost
-    from ..verify.twomethod import CertificateError, verification
+    from ..verify.twomethod import CertificateError, time_left, verification
 
-    free = opt_free(inst)
+    free = opt_free(inst, time_limit=time_left(deadline))
     if trie_cost(inst, free.layout) != free.value:
         raise CertificateError("the optimal free layout does not cost OPT_free on the trie")
     if trie_cost(inst, layout) != cost:
@@ -43,16 +44,17 @@ def _common(inst, num: int, den: int, what: str, cost: int, layout) -> dict:
            "opt_free": free.value, "free_layout": inst.label_orders(free.layout),
            "free_hierarchy": free.hierarchy.nested(), "value": cost / free.value,
            "fraction": f"{frac.numerator}/{frac.denominator}"}
-    out["verification"] = v = verification(inst, {"free": free.value})
+    out["verification"] = v = verification(inst, {"free": free.value}, deadline=deadline)
     if v["verdict"] == "failed":
         raise CertificateError("independent methods contradict the DP: " + "; ".join(v["problems"]))
     out["certified"] = v["certified"]
     return out
 
 
-def certify_cost_ratio(inst, heuristic: str, num: int, den: int) -> dict:
+def certify_cost_ratio(inst, heuristic: str, num: int, den: int, *, deadline: float | None = None) -> dict:
     """Certificate of a cost-ratio find: ``heuristic``'s layout by its public function, its trie
-    cost (``heuristic_cost``, must equal ``num``), OPT_free (must equal ``den``), verified.
+    cost (``heuristic_cost``, must equal ``num``), OPT_free (must equal ``den``), verified
+    (within ``deadline``, a ``time.time()`` value, when given).
 
     Raises :class:`~mptsearch.search.certificate.CertificateError` on any disagreement.
     O(3^m) plus the verification methods.
@@ -61,15 +63,16 @@ def certify_cost_ratio(inst, heuristic: str, num: int, den: int) -> dict:
 
     layout, cost = layout_and_cost(inst, lookup(heuristic).function(inst))
     out = {"objective": "cost-ratio", "heuristic": heuristic}
-    out.update(_common(inst, num, den, heuristic, cost, layout))
+    out.update(_common(inst, num, den, heuristic, cost, layout, deadline))
     out.update(heuristic_cost=cost, heuristic_layout=inst.label_orders(layout))
     return out
 
 
-def certify_online(inst, window: int, num: int, den: int) -> dict:
+def certify_online(inst, window: int, num: int, den: int, *, deadline: float | None = None) -> dict:
     """Certificate of an online find: the layout :class:`OnlineLayouter` with window ``window``
     commits for the requests in arrival order (``inst``'s order), its trie cost
-    (``online_cost``, must equal ``num``), OPT_free (must equal ``den``), verified.
+    (``online_cost``, must equal ``num``), OPT_free (must equal ``den``), verified (within
+    ``deadline``, a ``time.time()`` value, when given).
 
     Raises :class:`~mptsearch.search.certificate.CertificateError` on any disagreement.
     """
@@ -83,6 +86,6 @@ def certify_online(inst, window: int, num: int, den: int) -> dict:
         raise CertificateError("the online layouter's default memory changes its layout on this instance")
     cost = trie_cost(inst, layout)
     out = {"objective": "online", "window": int(window)}
-    out.update(_common(inst, num, den, "online", cost, layout))
+    out.update(_common(inst, num, den, "online", cost, layout, deadline))
     out.update(online_cost=cost, online_layout=inst.label_orders(layout))
     return out

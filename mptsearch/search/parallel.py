@@ -56,8 +56,17 @@ class AnnealRun:
         return math.inf if self.den == 0 else self.num / self.den
 
 
-def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int, deadline: float = math.inf) -> RestartState:
-    return run_restart(config, state, nsteps, deadline=deadline)
+def _run_piece(config: AnnealConfig, state: RestartState, nsteps: int, deadline: float = math.inf,
+               cutoff: float = math.inf) -> RestartState:
+    return run_restart(config, state, nsteps, deadline=deadline, cutoff=cutoff)
+
+
+def _load(config: AnnealConfig, seed: int) -> int:
+    """One step of a throwaway restart, at most about 2 s: a worker loads the compiled kernels
+    from numba's cache (seconds on a loaded machine) before the clock of the time limit starts."""
+    st = new_restart(config, seed, 0, 1)
+    run_restart(config, st, 1, deadline=time.time() + 2.0, cutoff=time.time() + 2.0)
+    return st.evaluations
 
 
 def _better(a: RestartState, b: RestartState | None) -> bool:
@@ -183,14 +192,21 @@ def _loop(rounds: _Rounds, par, local: bool, time_limit: float | None, piece_sec
         # slow steps (dense families, large m), and the time limit and Ctrl-C are seen only
         # between rounds
         budget = ROUND_SECONDS_MAX * piece_seconds
+        # the time limit also reaches inside an evaluation (a dense family's prefix-set search
+        # on 8-10 chunks takes seconds to minutes): the step it cuts is not taken; without a
+        # time limit every evaluation finishes, and the trajectories do not depend on the clock
+        cutoff = math.inf
         if time_limit is not None:
-            budget = min(budget, max(0.0, time_limit - (t - rounds.start)))
+            left = max(0.0, time_limit - (t - rounds.start))
+            budget = min(budget, left)
+            cutoff = time.time() + left
         deadline = time.time() + budget
         before = {st.index: st.step for st in rounds.active}
         if local:
-            states = [_run_piece(rounds.config, st, piece, deadline) for st in rounds.active]
+            states = [_run_piece(rounds.config, st, piece, deadline, cutoff) for st in rounds.active]
         else:
-            states = par(joblib.delayed(_run_piece)(rounds.config, st, piece, deadline) for st in rounds.active)
+            states = par(joblib.delayed(_run_piece)(rounds.config, st, piece, deadline, cutoff)
+                         for st in rounds.active)
         dt = time.perf_counter() - t
         done = max((st.step - before.get(st.index, 0) for st in states), default=0)
         rounds.absorb(states)
@@ -249,6 +265,11 @@ def anneal(config: AnnealConfig, *, seed: int = 0, steps: int | None = None,
         kw = {} if client is not None else {"initializer": worker_ignores_signals}
         par = joblib.Parallel(n_jobs=jobs if client is None else -1, prefer=None, **kw)
         with local_workers_shielded() if client is None else nullcontext():
+            if time_limit is not None and client is None and jobs > 1:
+                # the workers load the kernels before the clock starts: with -t 10 -j 2 on 8
+                # chunks the first round otherwise spent the whole limit loading them
+                par(joblib.delayed(_load)(config, seed) for _ in range(jobs))
+                rounds.start = time.perf_counter()
             _loop(rounds, par, jobs == 1 and client is None, time_limit, piece_seconds, progress)
     except KeyboardInterrupt:
         rounds.run.stopped = "interrupted"

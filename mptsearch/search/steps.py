@@ -6,16 +6,15 @@ tuple, the counters one record of :data:`~mptsearch.search.anneal.COUNTERS` (a s
 array, written in place), the buffers a :class:`~mptsearch._kernels.workspace.Workspace`.
 """
 
-import time
 import warnings
 
 import numpy as np
-from numba import objmode
 from numba.core.errors import NumbaWarning
 
 from .._jit import njit
 
 from .._bits import popcount
+from .._kernels.halt import arm, clock, unfinished
 from .objective import objective
 
 __all__ = ["anneal_steps", "init_family"]
@@ -198,19 +197,18 @@ def _keep(src, m, dst):
     dst[:m] = src[:m]
 
 
-@njit(cache=True)
-def _clock():
-    """Seconds since the epoch (``time.time``: one clock for every process and machine)."""
-    with objmode(now="float64"):
-        now = time.time()
-    return now
-
-
 @njit(cache=True, nogil=True)
 def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_wts, ws, nsteps,
-                 deadline=np.inf):
+                 deadline=np.inf, cutoff=np.inf):
     """Run ``nsteps`` annealing steps of one restart (fewer if it ends, or once the clock passes
     ``deadline``, a ``time.time()`` value), in place.
+
+    ``cutoff`` (a ``time.time()`` value, usually at or after ``deadline``) reaches inside one
+    evaluation: the prefix-set search on 8-10 chunks stops there (``ws.halt``), and the step
+    whose evaluation it stopped is not taken: its move is undone, the generator put back, the
+    step count left, so that a later call would take the same step again. A start that could
+    not be evaluated leaves the restart with no evaluation. Without a cutoff (the default)
+    every evaluation finishes, so the trajectory does not depend on the clock.
 
     The temperature of step s is t_start (t_end / t_start)^((s-1)/length): a function of the
     step index only, so pieces of any size give the same trajectory, and a piece cut by the
@@ -220,10 +218,13 @@ def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_
     so the loop reads the clock, every step when steps are slow and every 2^k steps when
     they are fast (k grows while 2^k steps take under 0.2 ms, shrinks past 2 ms): the
     overshoot is about one step and the clock costs well under 1% of the time."""
+    arm(ws.halt, cutoff, np.inf)
     c = counters[0]
     m = c.m
     if c.step == 0 and c.evaluations == 0:  # first piece: evaluate the start
         num, den, _ = objective(req, m, p.n, wts, p.objective, p.check, ws, p.heuristic, p.window)
+        if unfinished(ws.halt):
+            return
         c.evaluations += 1
         c.num, c.den, c.best_num, c.best_den, c.best_m = num, den, num, den, m
         _keep(req, m, best_req)
@@ -233,12 +234,12 @@ def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_
     stop = min(c.length, step + nsteps)
     timed = deadline < np.inf
     every, since = 1, 0
-    last = _clock() if timed else 0.0
+    last = clock() if timed else 0.0
     while step < stop:
         if timed:
             since += 1
             if since >= every:
-                now = _clock()
+                now = clock()
                 if now >= deadline:
                     break
                 if now - last < 2e-4 and every < 4096:
@@ -246,12 +247,18 @@ def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_
                 elif now - last > 2e-3 and every > 1:
                     every //= 2
                 last, since = now, 0
+        state = rng[0]
         step += 1
         temp = p.t_start * (p.t_end / p.t_start) ** ((step - 1) / c.length)
         kind, i, old, oldw, m = _propose(p, req, wts, m, rng)
         if kind == SKIP:
             continue
         num, den, viol = objective(req, m, p.n, wts, p.objective, p.check, ws, p.heuristic, p.window)
+        if unfinished(ws.halt):  # stopped inside the evaluation: this step is not taken
+            m = _undo(kind, i, old, oldw, req, wts, m)
+            rng[0] = state
+            step -= 1
+            break
         c.evaluations += 1
         if viol:
             if c.violations == 0:

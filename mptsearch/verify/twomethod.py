@@ -7,7 +7,9 @@ optima; :mod:`mptsearch.search.certificate` (ratio, shortfall) and
 
 from __future__ import annotations
 
-__all__ = ["VERIFY_METHODS", "verification", "CertificateError"]
+import time
+
+__all__ = ["VERIFY_METHODS", "verification", "time_left", "CertificateError"]
 
 # The independent methods run on a find, each only where it applies at the find's size (its
 # default limit in mptsearch.verify.verify.DEFAULT_LIMITS): a method forced past it runs for
@@ -19,7 +21,7 @@ VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free", "prefix-sets", 
 
 
 def verification(inst, claims: dict, *, time_limit: float = 30.0, methods: dict | None = None,
-                 limits: dict | None = None) -> dict:
+                 limits: dict | None = None, deadline: float | None = None) -> dict:
     """Two-method verification of the claimed values (``{"free": V, "glob": W}``) by the
     methods of :data:`VERIFY_METHODS` that apply at the instance's size.
 
@@ -27,7 +29,9 @@ def verification(inst, claims: dict, *, time_limit: float = 30.0, methods: dict 
     "brute-orders")}``) and ``limits`` overrides the size limits of
     :data:`mptsearch.verify.verify.DEFAULT_LIMITS` per method (``{"brute-orders": {"max_n": 9}}``:
     every global order of 9 chunks, where the CP-SAT and SAT methods stop short on dense
-    families); the two-method rule is the same.
+    families); the two-method rule is the same. ``deadline`` (a ``time.time()`` value)
+    bounds the whole verification: each method gets at most an even share of the time left
+    (:func:`mptsearch.verify.verify.verify`), and the methods past it are skipped.
 
     Returns ``{"certified": bool, "verdict": ..., "quantities": {q: {"value", "proved",
     "methods": {name: value or why it did not run}, "families"}}}``; ``certified`` is True only
@@ -40,7 +44,8 @@ def verification(inst, claims: dict, *, time_limit: float = 30.0, methods: dict 
     # the default methods run only where they apply at this size (forcing trie-search past its
     # limit did not finish in 10 minutes); methods the caller names run and say why they stop
     names = [m for q in claims for m in chosen[q] if q in (methods or {}) or not METHODS[m][2](inst, lim[m])]
-    rep = verify(inst, claims, methods=names, limits=limits, time_limit=time_limit, keep_witnesses=False)
+    rep = verify(inst, claims, methods=names, limits=limits, time_limit=time_limit, keep_witnesses=False,
+                 deadline=deadline)
     out = {}
     for q in claims:
         qt = rep.quantities[q]
@@ -50,6 +55,11 @@ def verification(inst, claims: dict, *, time_limit: float = 30.0, methods: dict 
                   "seconds": round(sum(r.seconds for r in rep.rows if r.quantity == q), 3)}
     return {"certified": rep.verdict == "proved", "verdict": rep.verdict, "problems": rep.problems,
             "quantities": out}
+
+
+def time_left(deadline: float | None) -> float | None:
+    """Seconds to ``deadline`` (a ``time.time()`` value; None: no limit), at least a millisecond."""
+    return None if deadline is None else max(1e-3, deadline - time.time())
 
 
 class CertificateError(RuntimeError):

@@ -226,7 +226,7 @@ def _vc_maxsat(inst, lim, opt):
 
 def _prefix_sets(inst, lim, opt):
     from ..exact.prefix_sets import opt_free_prefix_sets
-    r = opt_free_prefix_sets(inst)
+    r = opt_free_prefix_sets(inst, time_limit=opt["time_limit"])  # past it: PrefixSetsUnfinished, skipped
     return r.value, r.value, True, r.layout
 
 
@@ -358,7 +358,7 @@ def merged_limits(limits: Mapping[str, Mapping] | None = None) -> dict:
 def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = None, *,
            methods: Sequence[str] | str = "auto", limits: Mapping[str, Mapping] | None = None,
            time_limit: float = 60.0, workers: int = 1, seed: int = 0,
-           keep_witnesses: bool = True, min_methods: int = 2) -> VerifyReport:
+           keep_witnesses: bool = True, min_methods: int = 2, deadline: float | None = None) -> VerifyReport:
     """Compute OPT_free and OPT_glob by every applicable method and check them against each other.
 
     Parameters
@@ -372,7 +372,12 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
     limits : mapping, optional
         Overrides of :data:`DEFAULT_LIMITS`, per method.
     time_limit, workers, seed
-        Passed to the CP-SAT solvers (per solve).
+        Passed to the CP-SAT solvers (per solve); ``time_limit`` also stops the SAT descents
+        and the prefix-set search.
+    deadline : float, optional
+        A ``time.time()`` value bounding the whole verification: a method is skipped once it
+        has passed, and each method's time limit is at most an even share of the time left
+        among the methods still to run (a quick method leaves its share to the next ones).
     keep_witnesses : bool
         Keep the witnesses in the report (False saves memory in long campaigns).
     min_methods : int
@@ -406,14 +411,24 @@ def verify(inst: Instance, claims: Mapping[str, int] | Sequence[str] | None = No
     opt = {"time_limit": time_limit, "workers": workers, "seed": seed}
     rows: list[MethodRow] = []
     problems: list[str] = []
+    reasons = {name: too_big(inst, lim[name]) for name, (_, _, too_big, _) in ((n, METHODS[n]) for n in chosen)}
+    to_run = [name for name in chosen if not reasons[name] or name in forced]
     for name in chosen:
         quantity, kind, too_big, run = METHODS[name]
         row = MethodRow(name, quantity, "skipped", witness_kind=kind)
-        reason = too_big(inst, lim[name])
+        reason = reasons[name]
         if reason and name not in forced:
             row.note = str(reason)
             rows.append(row)
             continue
+        if deadline is not None:
+            left = deadline - time.time()
+            if left <= 0:
+                row.note = "the time limit of the whole verification was reached before it ran"
+                rows.append(row)
+                continue
+            share = left / (len(to_run) - to_run.index(name))
+            opt = {**opt, "time_limit": min(time_limit, share)}
         t0 = time.perf_counter()
         try:
             value, bound, optimal, witness = run(inst, lim[name], opt)
