@@ -143,14 +143,45 @@ def test_chain_following_attains_k_k3_over_4_and_opt_is_k(k):
     assert total / len(outcomes) == Fraction(k * (k + 3), 4)
 
 
+def _step_drop(U, r):
+    """|U| - E|U_u| for u uniform over the r symbols, U_u = the nodes of U avoiding u (computed
+    directly, not by the depth formula)."""
+    return Fraction(sum(len(U) - sum(1 for v in U if u not in v) for u in range(r)), r)
+
+
 def test_potential_step_inequality():
-    """The step of Theorem RN: for every tree U over r symbols containing a full path,
-    sum over nodes of depth / r >= (r+1)/2, with equality for the path alone."""
+    """The step of Theorem RN: for every trie U over r symbols containing a full path,
+    |U| - E|U_u| = sum over nodes of depth / r >= (r+1)/2, with equality exactly for the path
+    alone; every other U gives at least (r+1)/2 + 1/r (one more root), attained. Exhaustive over
+    every prefix-closed U at r <= 3, 400 random ones at r = 4."""
+    import random
+
+    rng = random.Random(4)
     for r in (1, 2, 3, 4):
-        path = [tuple(range(i)) for i in range(1, r + 1)]
-        assert sum(Fraction(len(v), r) for v in path) == Fraction(r + 1, 2)
-        extra = [p[:i] for p in permutations(range(r)) for i in range(1, r + 1)]
-        assert sum(Fraction(len(v), r) for v in set(path) | set(extra[:7])) > Fraction(r + 1, 2) or r == 1
+        path = tuple(range(r))
+        base = {path[:i] for i in range(1, r + 1)}
+        others = sorted({p[:i] for p in permutations(range(r)) for i in range(1, r + 1)} - base)
+        if r <= 3:
+            picks = [[x for b, x in enumerate(others) if mask >> b & 1] for mask in range(1 << len(others))]
+        else:
+            picks = []                                     # prefix closures of random sequences
+            for _ in range(400):
+                seqs = [rng.sample(range(r), rng.randint(1, r)) for _ in range(rng.randint(1, 5))]
+                picks.append([tuple(q[:i]) for q in seqs for i in range(1, len(q) + 1)])
+            picks.append([(1,)])
+        seen_next = False
+        for pick in picks:
+            U = base | set(pick)
+            if any(v[:-1] and v[:-1] not in U for v in U):
+                continue                                   # not prefix-closed: not a trie
+            drop = _step_drop(U, r)
+            assert drop == sum(Fraction(len(v), r) for v in U)
+            if U == base:
+                assert drop == Fraction(r + 1, 2)
+            else:
+                assert drop >= Fraction(r + 1, 2) + Fraction(1, r)
+                seen_next |= drop == Fraction(r + 1, 2) + Fraction(1, r)
+        assert seen_next or r == 1
 
 
 # ---- Theorem 3c: FIFO against drop-first (the sliding family) --------------------------------------
