@@ -17,7 +17,7 @@ import pytest
 from mptsearch.exact.free import opt_free
 from mptsearch.families import min_external_path_length
 from mptsearch.instance import from_lists
-from mptsearch.online_games import (adversary_forces, drop_first_cap, greedy_oldest, nested_chain_adversary,
+from mptsearch.online_games import (adversary_forces, drop_first_cap, game_value, greedy_oldest, nested_chain_adversary,
                                     nested_chain_responses, nested_lower_bound, random_nested_lower_bound,
                                     random_nested_value, sliding_opt_free, sliding_opt_free_lower, worst_ratio)
 from mptsearch.serving.online import OnlineLayouter
@@ -417,3 +417,16 @@ def test_slot_interleaving_accounting(W, seed):
     stopped_cost, rho, loss, total_opt = _slot_accounting(reqs, orders, owner, W, k, n, blocks_stop)
     assert (rho, loss, total_opt) == (1, (W - 1) * k * (n - 1), W * k * (n - 1))
     assert stopped_cost == rho * (total_opt - loss) == k * (n - 1)
+
+
+# ---- Section 11: the flagged game's exact value, both request models ---------------------------
+
+def test_game_value_matches_the_proved_bounds_at_small_sizes():
+    """The flagged W = 1 game value: (<= k) k = 2 gives exactly 3/2 = (k+1)/2 from two requests on
+    (the nested chain; Theorem G caps it); (= k) k = 2 gives 4/3 up to three requests and k = 3
+    gives 3/2 at two, both equal to drop-first's guarantee 2k/(k+1) at L = 2 (so an off-by-one in
+    the value or in either model's request sizes fails)."""
+    assert game_value(2, 1, opt) == 1
+    assert game_value(2, 2, opt) == game_value(2, 3, opt) == Fraction(3, 2)
+    assert game_value(2, 2, opt, exact=True) == game_value(2, 3, opt, exact=True) == Fraction(4, 3)
+    assert game_value(3, 2, opt, exact=True) == Fraction(3, 2) == Fraction(2 * 3, 3 + 1)
