@@ -278,6 +278,8 @@ def game_value(k: int, length: int, opt: Callable, exact: bool = False) -> Fract
                 if left > 1:
                     v = val(nreqs, nord, n2, left - 1)
                     go = v if go is None else min(go, v)
+                if best is not None and max(stop, go if go is not None else stop) <= best:
+                    break                         # both minima can only fall: not better than best
             cand = stop if go is None else max(stop, go)
             best = cand if best is None else max(best, cand)
         return best
