@@ -430,3 +430,10 @@ def test_game_value_matches_the_proved_bounds_at_small_sizes():
     assert game_value(2, 2, opt) == game_value(2, 3, opt) == Fraction(3, 2)
     assert game_value(2, 2, opt, exact=True) == game_value(2, 3, opt, exact=True) == Fraction(4, 3)
     assert game_value(3, 2, opt, exact=True) == Fraction(3, 2) == Fraction(2 * 3, 3 + 1)
+
+
+@pytest.mark.slow
+def test_game_value_k3_l4_is_11_over_7():
+    """(= k) model, k = 3: four requests force 11/7 > 3/2, drop-first's value (about 35 s)."""
+    assert game_value(3, 4, opt, exact=True) == Fraction(11, 7)
+    assert game_value(3, 3, opt, exact=True) == Fraction(3, 2)
