@@ -469,3 +469,86 @@ def test_b4_sufficient_condition_exhaustive_m8():
     for i in range(0, len(profiles), 2000):
         block = profiles[i:i + 2000]
         assert (ivs[None, :, :] >= block[:, None, :]).all(axis=2).any(axis=1).all()
+
+
+def _closure_sets(reqs):
+    C = {frozenset(r) for r in reqs}
+    while True:
+        new = {a & b for a in C for b in C} - C - {frozenset()}
+        if not new:
+            return C
+        C |= new
+
+
+def _layout_from_parents(reqs, parent, order_key):
+    """Each request's sequence: the arc segments Y - X along its root path, each in a fixed order."""
+    out = []
+    for r in reqs:
+        chain, Y = [], frozenset(r)
+        while Y:
+            chain.append(Y)
+            Y = parent[Y]
+        seq, X = [], frozenset()
+        for Y in reversed(chain):
+            seq += sorted(Y - X, key=order_key)
+            X = Y
+        out.append(seq)
+    return out
+
+
+def test_c1_closure_dst_arborescence_layout_costs_at_most_the_arborescence():
+    """Proposition C1: a random subgraph of the closure DAG reaching every request, its
+    shortest-path arborescence, and the layout read off it: layout <= arborescence <= subgraph;
+    the least arborescence (every parent choice, tiny instances) is exactly OPT_free."""
+    import heapq
+    import itertools
+    import random as _random
+
+    from mptsearch.families import random_instance
+    from mptsearch.trie import trie_cost
+
+    rng = _random.Random(11)
+    exhaustive = 0
+    for seed in range(25):
+        inst = random_instance(5, 3 + seed % 4, (1, 4), seed=seed)
+        reqs = [frozenset(o) for o in inst.orders]
+        C = _closure_sets(reqs)
+        V = [frozenset()] + sorted(C, key=lambda x: (len(x), sorted(x)))
+        arcs = [(X, Y) for X in V for Y in V if X < Y]
+        sub = {a for a in arcs if rng.random() < 0.4} | {(frozenset(), r) for r in reqs}
+        cost = {a: len(a[1] - a[0]) for a in sub}
+        dist, parent, heap = {frozenset(): 0}, {}, [(0, 0, frozenset())]
+        tick = itertools.count(1)
+        while heap:
+            d, _, X = heapq.heappop(heap)
+            if d > dist[X]:
+                continue
+            for (a, b) in sub:
+                if a == X and d + cost[(a, b)] < dist.get(b, 1 << 30):
+                    dist[b], parent[b] = d + cost[(a, b)], X
+                    heapq.heappush(heap, (dist[b], next(tick), b))
+        used = set()
+        for r in reqs:
+            Y = r
+            while Y:
+                used.add((parent[Y], Y))
+                Y = parent[Y]
+        arb = sum(len(Y - X) for X, Y in used)
+        lay = _layout_from_parents(reqs, parent, lambda x: x)
+        assert trie_cost(inst, lay) <= arb <= sum(cost.values())
+        if len(C) <= 7:
+            best = None
+            choices = [[X for X in V if X < Y] for Y in V[1:]]
+            for pick in itertools.product(*choices):
+                par = dict(zip(V[1:], pick))
+                usedp = set()
+                for r in reqs:
+                    Y = r
+                    while Y:
+                        usedp.add((par[Y], Y))
+                        Y = par[Y]
+                val = sum(len(Y - X) for X, Y in usedp)
+                best = val if best is None else min(best, val)
+            assert best == opt_free(inst).value
+            exhaustive += 1
+    assert exhaustive >= 5

@@ -175,17 +175,22 @@ def test_b7_cost_and_savings_factors_are_one_identity():
 
 @pytest.mark.parametrize("c,k", [(2, 4), (3, 4), (2, 5), (2, 6)])
 def test_b7_global_orders_savings_on_s_c_k(c, k):
-    """B7 (d): (Sigma - OPT_glob)/(Sigma - OPT_free) < (c-1)(s+1)/(2((c-1)s - 1)) on S(c, k), k >= 4,
-    and Sigma - OPT_glob < Sigma/2 (exact OPT_glob and OPT_free)."""
+    """B7 (d): on S(c, k), k >= 4, the savings factor of the best global order is exactly
+    (C(c,2) s(s+1) - (c-1)(2s-1)) / (cs((c-1)s - 1)) (exact OPT_glob and OPT_free against the
+    closed forms), below (c-1)(s+1)/(2((c-1)s - 1)), and Sigma - OPT_glob < Sigma/2."""
     inst = sunflowers(c, k)
     s = k - 1
     total = inst.total_weight()
     assert total == c * (c - 1) * s * (s + 1)
     glob, free = opt_glob(inst).value, opt_free(inst).value
+    # the exact values (Lemma 4 and Lemma 5' of docs/theta_k.md), so alpha is known exactly
+    assert glob == math.comb(c, 2) * s * (s + 1) + (c - 1) * (2 * s - 1)
+    assert free == c * c * s
     alpha = Fraction(total - glob, total - free)
+    exact = Fraction(math.comb(c, 2) * s * (s + 1) - (c - 1) * (2 * s - 1), c * s * ((c - 1) * s - 1))
+    assert alpha == exact
     assert 2 * (total - glob) < total
     assert alpha < Fraction((c - 1) * (s + 1), 2 * ((c - 1) * s - 1))
-    assert Fraction(total - free) >= c * s * ((c - 1) * s - 1)
 
 
 def _float_and_decimal_agree(N):

@@ -17,7 +17,7 @@ import pytest
 from mptsearch.exact.free import opt_free
 from mptsearch.families import min_external_path_length
 from mptsearch.instance import from_lists
-from mptsearch.online.games import (adversary_forces, drop_first_cap, greedy_oldest, nested_chain_adversary,
+from mptsearch.online.games import (adversary_forces, drop_first_cap, game_value, greedy_oldest, nested_chain_adversary,
                                     nested_chain_responses, nested_lower_bound, random_nested_lower_bound,
                                     random_nested_value, sliding_opt_free, sliding_opt_free_lower, worst_ratio)
 from mptsearch.serving.online import OnlineLayouter
@@ -143,14 +143,45 @@ def test_chain_following_attains_k_k3_over_4_and_opt_is_k(k):
     assert total / len(outcomes) == Fraction(k * (k + 3), 4)
 
 
+def _step_drop(U, r):
+    """|U| - E|U_u| for u uniform over the r symbols, U_u = the nodes of U avoiding u (computed
+    directly, not by the depth formula)."""
+    return Fraction(sum(len(U) - sum(1 for v in U if u not in v) for u in range(r)), r)
+
+
 def test_potential_step_inequality():
-    """The step of Theorem RN: for every tree U over r symbols containing a full path,
-    sum over nodes of depth / r >= (r+1)/2, with equality for the path alone."""
+    """The step of Theorem RN: for every trie U over r symbols containing a full path,
+    |U| - E|U_u| = sum over nodes of depth / r >= (r+1)/2, with equality exactly for the path
+    alone; every other U gives at least (r+1)/2 + 1/r (one more root), attained. Exhaustive over
+    every prefix-closed U at r <= 3, 400 random ones at r = 4."""
+    import random
+
+    rng = random.Random(4)
     for r in (1, 2, 3, 4):
-        path = [tuple(range(i)) for i in range(1, r + 1)]
-        assert sum(Fraction(len(v), r) for v in path) == Fraction(r + 1, 2)
-        extra = [p[:i] for p in permutations(range(r)) for i in range(1, r + 1)]
-        assert sum(Fraction(len(v), r) for v in set(path) | set(extra[:7])) > Fraction(r + 1, 2) or r == 1
+        path = tuple(range(r))
+        base = {path[:i] for i in range(1, r + 1)}
+        others = sorted({p[:i] for p in permutations(range(r)) for i in range(1, r + 1)} - base)
+        if r <= 3:
+            picks = [[x for b, x in enumerate(others) if mask >> b & 1] for mask in range(1 << len(others))]
+        else:
+            picks = []                                     # prefix closures of random sequences
+            for _ in range(400):
+                seqs = [rng.sample(range(r), rng.randint(1, r)) for _ in range(rng.randint(1, 5))]
+                picks.append([tuple(q[:i]) for q in seqs for i in range(1, len(q) + 1)])
+            picks.append([(1,)])
+        seen_next = False
+        for pick in picks:
+            U = base | set(pick)
+            if any(v[:-1] and v[:-1] not in U for v in U):
+                continue                                   # not prefix-closed: not a trie
+            drop = _step_drop(U, r)
+            assert drop == sum(Fraction(len(v), r) for v in U)
+            if U == base:
+                assert drop == Fraction(r + 1, 2)
+            else:
+                assert drop >= Fraction(r + 1, 2) + Fraction(1, r)
+                seen_next |= drop == Fraction(r + 1, 2) + Fraction(1, r)
+        assert seen_next or r == 1
 
 
 # ---- Theorem 3c: FIFO against drop-first (the sliding family) --------------------------------------
@@ -386,3 +417,23 @@ def test_slot_interleaving_accounting(W, seed):
     stopped_cost, rho, loss, total_opt = _slot_accounting(reqs, orders, owner, W, k, n, blocks_stop)
     assert (rho, loss, total_opt) == (1, (W - 1) * k * (n - 1), W * k * (n - 1))
     assert stopped_cost == rho * (total_opt - loss) == k * (n - 1)
+
+
+# ---- Section 11: the flagged game's exact value, both request models ---------------------------
+
+def test_game_value_matches_the_proved_bounds_at_small_sizes():
+    """The flagged W = 1 game value: (<= k) k = 2 gives exactly 3/2 = (k+1)/2 from two requests on
+    (the nested chain; Theorem G caps it); (= k) k = 2 gives 4/3 up to three requests and k = 3
+    gives 3/2 at two, both equal to drop-first's guarantee 2k/(k+1) at L = 2 (so an off-by-one in
+    the value or in either model's request sizes fails)."""
+    assert game_value(2, 1, opt) == 1
+    assert game_value(2, 2, opt) == game_value(2, 3, opt) == Fraction(3, 2)
+    assert game_value(2, 2, opt, exact=True) == game_value(2, 3, opt, exact=True) == Fraction(4, 3)
+    assert game_value(3, 2, opt, exact=True) == Fraction(3, 2) == Fraction(2 * 3, 3 + 1)
+
+
+@pytest.mark.slow
+def test_game_value_k3_l4_is_11_over_7():
+    """(= k) model, k = 3: four requests force 11/7 > 3/2, drop-first's value (about 35 s)."""
+    assert game_value(3, 4, opt, exact=True) == Fraction(11, 7)
+    assert game_value(3, 3, opt, exact=True) == Fraction(3, 2)

@@ -55,10 +55,23 @@ def test_q_family_opt_and_every_least_depth_order_pays_2q2(q):
     assert len(group1) == 2 * q and len(group2) == q
     # every order of the least-depth type (group 1 in any order, then group 2) costs >= 2 q^2 + q:
     # the q^2 pairs {a_i, c_j} are distinct depth-2 nodes and the requests' ends q^2 more
-    tried = list(permutations(group1)) if q <= 3 else [group1, group1[::-1]]
+    # exactly: 2 q^2 + q + #{i : p_i before the last c_j} (the roots p_i that some request starts
+    # with); checked on every first-group order at q <= 3 and on 300 random ones (and random
+    # second-group orders) beyond, so the bound 2 q^2 + q is attained (c's first) and exact
+    import random
+
+    rng = random.Random(q)
+    lab = inst.labels
+    cs = [x for x in group1 if lab[x][0] == "c"]
+    tried = list(permutations(group1)) if q <= 3 else [rng.sample(group1, len(group1)) for _ in range(300)]
+    tried.append(cs + [x for x in group1 if x not in cs])
     for g1 in tried:
-        cost = order_cost(inst, list(g1) + group2)
-        assert cost >= 2 * q * q + q
+        g2 = group2 if q <= 3 else rng.sample(group2, len(group2))
+        cost = order_cost(inst, list(g1) + g2)
+        last_c = max(g1.index(x) for x in cs)
+        early = sum(1 for i, x in enumerate(g1) if x not in cs and i < last_c)
+        assert cost == 2 * q * q + q + early
+    assert order_cost(inst, tried[-1] + group2) == 2 * q * q + q
     fwd = order_cost(inst, group1 + group2)
     rev = order_cost(inst, group1[::-1] + group2[::-1])
     assert Fraction(min(fwd, rev), q * q + 3 * q) >= Fraction(2 * q + 1, q + 3)   # -> 2 = (k+1)/2
@@ -87,22 +100,46 @@ def lemma6_bounds(inst, layout, k):
     return A, B, len(nodes), shallow, deep
 
 
+def _expectation_over_shallow_orders(inst, shallow, deep):
+    costs = [order_cost(inst, list(p) + deep) for p in permutations(shallow)]
+    return Fraction(sum(costs), len(costs)), costs
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
+def test_lemma6_bound_a_is_attained_on_the_nested_chain(k):
+    """On the nested chain {0}, {0, 1}, ..., {0..k-1} (its optimal trie is one path) the exact
+    expectation over the orders of the shallow chunks equals bound A = (k+2)(k-1)/4 + 1, so a
+    bound A lowered by any amount fails here; bound B is above it for k >= 3."""
+    inst = from_lists([[str(x) for x in range(j)] for j in range(1, k + 1)])
+    res = opt_free(inst)
+    assert res.value == k
+    A, B, size, shallow, deep = lemma6_bounds(inst, res.layout, k)
+    expect, _ = _expectation_over_shallow_orders(inst, shallow, deep)
+    assert expect == A == Fraction((k + 2) * (k - 1), 4) + 1
+    assert (B > A) == (k >= 3) and B >= A
+
+
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_lemma6_two_bounds_on_the_expectation(k):
+    """E <= A and E <= B on random instances; at k = 2 the sample attains E = B in every
+    instance and E = A in some (so a bound B or A lowered by 1/2 at any depth fails)."""
     from mptsearch.families import random_instance
 
+    hits_a = hits_b = 0
     for seed in range(14):
         inst = random_instance(6, 3 + seed % 6, (1, k), seed=100 * k + seed)
         kk = max(len(o) for o in inst.orders)
         res = opt_free(inst)
         A, B, size, shallow, deep = lemma6_bounds(inst, res.layout, kk)
         assert size == res.value
-        costs = [order_cost(inst, list(p) + deep) for p in permutations(shallow)]
-        expect = Fraction(sum(costs), len(costs))
+        expect, costs = _expectation_over_shallow_orders(inst, shallow, deep)
         assert expect <= A and expect <= B
+        hits_a, hits_b = hits_a + (expect == A), hits_b + (expect == B)
         if kk >= 2:
             assert min(A, B) <= (Fraction(kk + 1, 2) - delta(kk)) * size
             assert min(costs) <= (Fraction(kk + 1, 2) - delta(kk)) * res.value
+    if k == 2:
+        assert hits_b == 14 and hits_a >= 5
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 8, 20])

@@ -5,6 +5,7 @@ a companion test shows the check fails on the lemma's formula plus one."""
 
 import math
 import random
+from fractions import Fraction
 from itertools import permutations, product
 
 import pytest
@@ -622,8 +623,9 @@ def _random_hierarchy_counts(c, k, rng, greedy_share):
     s = k - 1
     cores = [list(range(X * s, (X + 1) * s)) for X in range(c)]
     reqs = [(X, frozenset(cores[X]) | {u}) for X in range(c) for Y in range(c) if Y != X for u in cores[Y]]
-    clusters = [(X, r) for X, r in reqs]            # (core if pure else None, signature)
+    clusters = [(X, r, 1) for X, r in reqs]         # (core if pure else None, signature, requests)
     savings = pure = mixed_sum = 0
+    singles = 0                                     # groups that are one request (P of Lemma 5')
     while len(clusters) > 1:
         if rng.random() < greedy_share:
             best = max(((len(a[1] & b[1]), a[0] != b[0], i, j) for i, a in enumerate(clusters)
@@ -637,10 +639,11 @@ def _random_hierarchy_counts(c, k, rng, greedy_share):
         savings += len(sig)
         if core is None:
             mixed_sum += len(sig)
+            singles += (a[0] is not None and a[2] == 1) + (b[0] is not None and b[2] == 1)
         else:
             pure += 1
-        clusters = [x for t, x in enumerate(clusters) if t not in (i, j)] + [(core, sig)]
-    return savings, len(reqs) - pure, mixed_sum
+        clusters = [x for t, x in enumerate(clusters) if t not in (i, j)] + [(core, sig, a[2] + b[2])]
+    return savings, len(reqs) - pure, mixed_sum, singles
 
 
 @pytest.mark.parametrize("c,k", [(3, 4), (4, 4), (4, 5), (5, 4), (3, 6)])
@@ -652,9 +655,68 @@ def test_lemma5_prime_every_hierarchy_saves_at_most_s_m_minus_c(c, k):
 
     s, m = k - 1, c * (c - 1) * (k - 1)
     rng = random.Random(7 * c + k)
-    for trial in range(40):
-        sav, G, mixed = _random_hierarchy_counts(c, k, rng, greedy_share=trial / 40)
+    worst = Fraction(0)
+    for trial in range(60):
+        sav, G, mixed, P = _random_hierarchy_counts(c, k, rng, greedy_share=trial / 60)
+        assert mixed <= (G - c) + P                  # the proof's step, before P <= 2(G - c)
+        assert P <= 2 * (G - c)
         assert mixed <= 3 * (G - c)
         assert sav <= s * (m - c)
+        if G > c:
+            worst = max(worst, Fraction(mixed, G - c))
+    assert worst <= 3
+    # a hierarchy with mixed = 3/2 (G - c) (so "mixed <= G - c" is false): split X + {y1} and
+    # Y + {x1} off their cores' groups, join them ({x1, y1}: 2), then the rest of X ({x1}: 1),
+    # then the rest of Y and the other cores (nothing): G = c + 2, mixed savings 3
+    X, Y = set(range(s)), set(range(s, 2 * s))
+    x1, y1 = 0, s
+    a, b = X | {y1}, Y | {x1}
+    first = a & b
+    second = first & X
+    assert (len(first), len(second), len(second & Y)) == (2, 1, 0)
+    assert Fraction(len(first) + len(second), 2) == Fraction(3, 2)
     inst = sunflowers(c, k)
     assert trie_cost(inst, sunflowers_layout(inst, c)) == inst.total_weight() - s * (m - c) == c * c * s
+
+
+def _pair_cover_counts(layout, c):
+    """(|F|, |pairs|, u) of Lemma 5'' for a layout of S(c, 3): the distinct first chunks, the
+    distinct ordered (first, second) pairs, and the cores whose own pair is used by no request."""
+    firsts = {s[0] for s in layout}
+    pairs = {(s[0], s[1]) for s in layout}
+    u = sum(1 for X in range(c) if not any({a, b} == {2 * X, 2 * X + 1} for a, b in pairs))
+    return len(firsts), len(pairs), u
+
+
+@pytest.mark.parametrize("c", [2, 3, 4, 5, 6])
+def test_lemma5pp_s_c_3_pair_cover_counting(c):
+    """Lemma 5'' (OPT_free(S(c, 3)) = 2c^2): every layout costs m + |F| + |pairs| exactly (three
+    chunks per request, distinct sets), |pairs| >= (c - u) + u(c - 1), |F| >= c - u (and >= 2),
+    so cost >= 2c^2 + u(c - 3) for c >= 3; the cores-first layout attains 2c^2. Checked on 300
+    layouts per c: random, and cores-first on a random share of the cores (u varies)."""
+    rng = random.Random(c)
+    inst = sunflowers(c, 3)
+    m = inst.m
+    assert m == 2 * c * (c - 1)
+    best = sunflowers_layout(inst, c)
+    assert trie_cost(inst, best) == 2 * c * c and _pair_cover_counts(best, c) == (c, c, 0)
+    seen_u = set()
+    for t in range(300):
+        keep = {X for X in range(c) if rng.random() < t / 300}
+        layout = []
+        for o, fixed in zip(inst.orders, best):
+            X = fixed[0] // 2
+            layout.append(list(fixed) if X in keep else rng.sample(list(o), len(o)))
+        F, P, u = _pair_cover_counts(layout, c)
+        seen_u.add(u)
+        cost = trie_cost(inst, layout)
+        assert cost == m + F + P
+        assert P >= (c - u) + u * (c - 1) and F >= max(c - u, 2)
+        assert cost >= 2 * c * c + (u * (c - 3) if c >= 3 else 0)
+        assert cost >= 2 * c * c
+    assert len(seen_u) >= 2
+
+
+@pytest.mark.parametrize("c", [2, 3])
+def test_lemma5pp_against_the_exact_dp(c):
+    assert opt_free(sunflowers(c, 3)).value == 2 * c * c

@@ -32,7 +32,7 @@ from ..families.online import play_round_robin
 __all__ = ["trie_nodes", "nested_chain_adversary", "nested_chain_responses", "nested_lower_bound",
            "random_nested_lower_bound", "random_nested_value", "sliding_opt_free", "sliding_opt_free_lower",
            "drop_first_cap", "canonical_sequences", "worst_ratio", "greedy_oldest", "greedy_id",
-           "adversary_forces", "slot_interleave", "nested_chain_strategy"]
+           "adversary_forces", "game_value", "slot_interleave", "nested_chain_strategy"]
 
 
 def trie_nodes(seqs: Sequence[Sequence[int]]) -> set:
@@ -162,11 +162,12 @@ def drop_first_cap(k: int) -> tuple[Fraction, int, Fraction]:
 
 # ---- Section 9: exact worst cases of W = 1 algorithms ------------------------------------------
 
-def _extensions(seq: Sequence[tuple], n: int, k: int) -> Iterator[tuple[tuple, int]]:
-    """Every next request after ``seq`` (n chunks named so far): 1..k chunks, old ones and the
-    next unused integers as fresh ones, distinct from every request of ``seq``; with the new n."""
+def _extensions(seq: Sequence[tuple], n: int, k: int, exact: bool = False) -> Iterator[tuple[tuple, int]]:
+    """Every next request after ``seq`` (n chunks named so far): 1..k chunks (exactly k with
+    ``exact``), old ones and the next unused integers as fresh ones, distinct from every request
+    of ``seq``; with the new n."""
     seen = {frozenset(r) for r in seq}
-    for size in range(1, k + 1):
+    for size in range(k if exact else 1, k + 1):
         for f in range(0, size + 1):
             for old in combinations(range(n), size - f):
                 req = tuple(old) + tuple(range(n, n + f))
@@ -256,6 +257,33 @@ def adversary_forces(k: int, length: int, rho: Fraction, opt: Callable) -> bool:
         return any(all(wins(reqs + [req], orders + [order], n2, left - 1) for order in permutations(req))
                    for req, n2 in _extensions(reqs, n, k))
     return wins([], [], 0, length)
+
+
+def game_value(k: int, length: int, opt: Callable, exact: bool = False) -> Fraction:
+    """The value of the flagged W = 1 game of at most ``length`` requests (docs/online.md,
+    Theorem 4 (1)): the largest rho such that some adaptive adversary, issuing each request with
+    the flag final / not final before the algorithm answers it, ends against every response at a
+    history with T >= rho OPT_free. Requests of 1..k chunks, or exactly k with ``exact`` (the RAG
+    model); distinct, fresh chunks named canonically (the algorithm's answers range over every
+    order, so the value is a lower bound on the ratio of every deterministic W = 1 algorithm,
+    hence, by Lemma 2, of every window-W one). Exact (Fractions), exponential."""
+    def val(reqs, orders, n, left):
+        best = None
+        for req, n2 in _extensions(reqs, n, k, exact):
+            stop = go = None
+            for order in permutations(req):
+                nreqs, nord = reqs + [req], orders + [order]
+                r = Fraction(len(trie_nodes(nord)), opt(nreqs))
+                stop = r if stop is None else min(stop, r)
+                if left > 1:
+                    v = val(nreqs, nord, n2, left - 1)
+                    go = v if go is None else min(go, v)
+                if best is not None and max(stop, go if go is not None else stop) <= best:
+                    break                         # both minima can only fall: not better than best
+            cand = stop if go is None else max(stop, go)
+            best = cand if best is None else max(best, cand)
+        return best
+    return val([], [], 0, length)
 
 
 def slot_interleave(strategy: Callable, window: int, copies: int, algorithm,
