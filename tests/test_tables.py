@@ -23,9 +23,9 @@ def random_table(rng, rows, cols, values=3, fd=False):
     names = [f"c{j}" for j in range(cols)]
     words = ["a", "b c", "d e f", "g", "h i"]
     body = [[rng.choice(words[:values]) for _ in names] for _ in range(rows)]
-    if fd and cols >= 2:  # c1 a one-to-one image of c0
+    if fd and cols >= 2:  # the last column a one-to-one image of c0 (not next to it when cols > 2)
         for r in body:
-            r[1] = "x " + r[0]
+            r[-1] = "x " + r[0]
     return names, body
 
 

@@ -47,7 +47,7 @@ def _fd_option(values):
               type=click.Choice(["portfolio", "given", "agglomerative", "greedy", "ggr", "popularity",
                                  "class-orders", "closure"]))
 @click.option("--no-bound", is_flag=True, help="Skip the lower bound (and the closure program).")
-@click.option("--time-limit", type=float, default=20.0, show_default=True,
+@click.option("--time-limit", type=float, default=10.0, show_default=True,
               help="Seconds for the closure program (bound and improvement).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")

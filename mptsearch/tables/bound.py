@@ -24,8 +24,8 @@ from ..serving.sparse import SparseTrace, mst_bound
 
 __all__ = ["FreeBound", "free_lower_bound", "CLOSURE_MAX_ROWS", "CLOSURE_MAX_SETS"]
 
-CLOSURE_MAX_ROWS = 20_000  #: distinct requests past which the closure program is not tried
-CLOSURE_MAX_SETS = 60_000  #: closure sets past which it gives up (ClosureTooLarge)
+CLOSURE_MAX_ROWS = 5_000  #: distinct requests past which the closure program is not tried
+CLOSURE_MAX_SETS = 20_000  #: closure sets past which it gives up (ClosureTooLarge)
 
 
 @dataclass
@@ -42,7 +42,7 @@ class FreeBound:
     note: str = ""
 
 
-def free_lower_bound(tr: SparseTrace, *, closure: bool = True, time_limit: float = 20.0,
+def free_lower_bound(tr: SparseTrace, *, closure: bool = True, time_limit: float = 10.0,
                      max_rows: int = CLOSURE_MAX_ROWS, max_sets: int = CLOSURE_MAX_SETS) -> FreeBound:
     """The best lower bound available on OPT_free of ``tr`` (module docstring)."""
     t0 = time.perf_counter()

@@ -132,7 +132,7 @@ def _free_layout(tr, method: str) -> tuple[Layout | None, str]:
 
 
 def reorder_model(model: TableModel, method: str = "portfolio", *, bound: bool = True,
-                  closure: bool = True, time_limit: float = 20.0, progress=None) -> TableLayout:
+                  closure: bool = True, time_limit: float = 10.0, progress=None) -> TableLayout:
     """Order the fields of every row and the rows of ``model`` (the module docstring).
 
     ``bound``: compute the lower bound (:func:`.bound.free_lower_bound`); ``closure``: let it
@@ -152,7 +152,10 @@ def reorder_model(model: TableModel, method: str = "portfolio", *, bound: bool =
     rows.append(MethodRow("given", best[4], 0.0, "the table's column order"))
     fb: FreeBound | None = None
     if tr is not None:
-        fixed_extra = best[4] - orders_cost(tr.weights, tr.indptr, tr.chunks)
+        # first + last tokens, the same for every layout that keeps each FD group together
+        prod = Layout(tr.indptr, tr.chunks)
+        fixed_extra = model.cost(model.sequences(model.field_orders(prod))) - orders_cost(tr.weights, tr.indptr,
+                                                                                          tr.chunks)
         wanted = PORTFOLIO if method == "portfolio" else (method,) if method != "given" else ()
         if bound or "closure" in wanted:
             step("bound")
