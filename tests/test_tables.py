@@ -56,7 +56,7 @@ def run_table(tmp_path, names, body, *extra):
     src = tmp_path / "t.csv"
     out = tmp_path / "o.csv"
     write_csv(src, names, body)
-    code = main(["table", str(src), "-o", str(out), "--json", "-q", "--time-limit", "5", *extra])
+    code = main(["table", str(src), "-o", str(out), "--json", "-q", "--closure-seconds", "5", *extra])
     return code, out
 
 

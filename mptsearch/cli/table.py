@@ -47,8 +47,8 @@ def _fd_option(values):
               type=click.Choice(["portfolio", "given", "agglomerative", "greedy", "ggr", "popularity",
                                  "class-orders", "closure"]))
 @click.option("--no-bound", is_flag=True, help="Skip the lower bound (and the closure program).")
-@click.option("--time-limit", type=float, default=10.0, show_default=True,
-              help="Seconds for the closure program (bound and improvement).")
+@click.option("--closure-seconds", "time_limit", type=float, default=10.0, show_default=True,
+              help="Seconds for the closure program's solver (bound and improvement), not the whole command.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
 def table(file, fmt, out, prompts_out, template, first, last, exclude, fd, tokenizer, method, no_bound,
@@ -61,7 +61,7 @@ def table(file, fmt, out, prompts_out, template, first, last, exclude, fd, token
     from ..tables.model import table_model
 
     if time_limit <= 0:
-        fail(f"--time-limit must be > 0, got {time_limit}")
+        fail(f"--closure-seconds must be > 0, got {time_limit}")
     template = template.replace("\\n", "\n").replace("\\t", "\t")
     fmt = table_format(file, fmt)
     out_fmt = table_format(out, None) if out and not out.lower().startswith("/dev/") else fmt
