@@ -501,3 +501,45 @@ def naive_min_dicut(tails, heads, x, root, target, nodes) -> float:
         val = sum(xa for t, h, xa in zip(tails, heads, x) if h in S and t not in S)
         best = min(best, val)
     return best
+
+
+# ---- tables (mptsearch.tables) -----------------------------------------------------------------
+
+def naive_table_prefill(prompts) -> int:
+    """Tokens of the trie of prompts given as lists of (field text, tokens): a dict per node, the
+    text of each field its key (the prompt's prefix up to that field)."""
+    root: dict = {}
+    total = 0
+    for fields in prompts:
+        node = root
+        for text, tok in fields:
+            if text not in node:
+                node[text] = {}
+                total += tok
+            node = node[text]
+    return total
+
+
+def naive_consecutive_hits(prompts, length) -> tuple[int, int]:
+    """GGR's PHC of prompts served in this order: over consecutive prompts, the leading fields
+    they share, summed as (tokens, length(field)^2)."""
+    tok = sq = 0
+    for prev, cur in zip(prompts, prompts[1:]):
+        for a, b in zip(prev, cur):
+            if a != b:
+                break
+            tok += b[1]
+            sq += length(b) ** 2
+    return tok, sq
+
+
+def naive_table_opt(prompt_rows, first: int, last: int) -> int:
+    """Least trie tokens over every order of each row's middle fields (the first ``first`` and
+    the last ``last`` stay), by brute force over all combinations of permutations."""
+    import itertools
+
+    choices = []
+    for fields in prompt_rows:
+        mid = fields[first:len(fields) - last]
+        choices.append([fields[:first] + list(p) + fields[len(fields) - last:] for p in itertools.permutations(mid)])
+    return min(naive_table_prefill(combo) for combo in itertools.product(*choices))

@@ -39,6 +39,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "crosscheck": ("verify", "crosscheck", "Random instances through every exact method; report disagreements."),
     "hardness": ("verify", "hardness", "Graph -> k=2 instance: check cost = tau(G) + |E| by vertex-cover solvers."),
     "blend": ("blend", "blend", "Exact OPT_blend: prefix hits, blends of cached chunk copies, full recomputes."),
+    "table": ("table", "table", "Reorder a table's fields and rows for LLM queries over it (CSV, JSONL, Parquet)."),
 }
 
 

@@ -1,0 +1,200 @@
+"""Field and row order of a table: a portfolio of layout methods on the free trace, the best
+kept, scored against the given order, GGR's PHC and a lower bound.
+
+Methods (each a per-row order of the free trace's chunks, :mod:`.model`):
+
+- ``given``: the table's column order;
+- ``agglomerative``: agglomerative common intersection (:mod:`mptsearch.serving.sparse_agglomerative`;
+  its savings are at least half the optimum's, paper Section 6);
+- ``greedy``: the level-wise greedy hitting set (Proposition 3), the most-held value first;
+- ``ggr``: GGR's rule (:mod:`._ggr_kernels`): the value with the largest hit count
+  ``(rows - 1) * tokens^2`` first, the same recursion;
+- ``popularity``: one global column-value order, most-held first;
+- ``class-orders``: the cheapest of the class orders (docs/approximation.md), small tables only;
+- ``closure``: the closure program's layout (its Steiner-set local search and 0/1 program, the
+  improvement step), when :func:`.bound.free_lower_bound` ran it.
+
+``portfolio`` runs all of them and keeps the cheapest (ties: the earlier in this list). Every
+cost is the trie's (one evaluator, :func:`mptsearch.serving.sparse.orders_cost`); rows are then
+served in the trie's DFS order, where consecutive-row hits equal the unbounded cache
+(Theorem 7, Section 8), so GGR's PHC in tokens is ``tokens - prefill``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..instance import InstanceError
+from ..serving.layout import _expand, method_orders
+from ..serving.sparse import Layout, orders_cost
+from .bound import FreeBound, free_lower_bound, layout_arrays
+from .model import TableModel
+
+__all__ = ["METHODS", "PORTFOLIO", "TableLayout", "reorder_model", "phc", "ggr_layout", "CLASS_ORDERS_MAX_N"]
+
+PORTFOLIO = ("agglomerative", "greedy", "ggr", "popularity", "class-orders", "closure")
+METHODS = ("portfolio", "given") + PORTFOLIO
+CLASS_ORDERS_MAX_N = 200  # class orders cost O(n^3): distinct free chunks past this are skipped
+
+
+def phc(seqs: np.ndarray, order: np.ndarray, fweights: np.ndarray, fchars: np.ndarray) -> tuple[int, int]:
+    """GGR's prefix hit count of the rows ``seqs[order]`` served one after another: over
+    consecutive rows, the fields of their common leading run, summed as (tokens, squared
+    characters) (the second is GGR's PHC, ``len(value)^2`` per hit field). O(rows x columns)."""
+    S = seqs[order]
+    if len(S) < 2:
+        return 0, 0
+    run = np.logical_and.accumulate(S[1:] == S[:-1], axis=1)
+    hit = S[1:][run]
+    return int(fweights[hit].sum()), int((fchars[hit] ** 2).sum())
+
+
+def ggr_layout(tr) -> Layout:
+    """Per-line orders of GGR's rule (the module docstring) on the free trace ``tr``."""
+    from ._ggr_kernels import ggr_orders
+
+    by_rank = np.lexsort((np.arange(tr.n), -tr.weights)).astype(np.int64)
+    rank = np.empty(tr.n, dtype=np.int64)
+    rank[by_rank] = np.arange(tr.n, dtype=np.int64)
+    seq = ggr_orders(tr.req_indptr, tr.req_chunks, tr.weights.astype(np.float64) ** 2, rank, by_rank)
+    return _expand(tr, tr.req_indptr, seq)
+
+
+def _class_orders(tr) -> Layout | None:
+    if tr.n > CLASS_ORDERS_MAX_N:
+        return None
+    from ..heuristics.approximation import class_orders
+
+    layout, _ = class_orders(tr.to_instance())
+    return _expand(tr, *layout_arrays(layout))
+
+
+@dataclass
+class MethodRow:
+    method: str
+    prefill: int | None
+    seconds: float
+    note: str = ""
+
+
+@dataclass
+class TableLayout:
+    """What :func:`reorder_model` returns.
+
+    ``field_orders[i]``: row i's prompt columns in prompt order (column indices); ``serve``: the
+    row indices in serving order; ``prefill``: tokens computed with a prefix cache holding one
+    row, rows served in ``serve`` (= the unbounded cache, Theorem 7); ``given_prefill`` the same
+    for the table as given (its column and row order); ``no_cache`` all tokens; ``phc`` /
+    ``phc_squared`` GGR's prefix hit counts of the written order (tokens / squared characters),
+    ``given_phc*`` of the given one; ``lower_bound`` no order of the rows' fields can cost less
+    (``bound_how`` says which method proved it; None when not computed)."""
+
+    method: str
+    field_orders: np.ndarray
+    serve: np.ndarray
+    prefill: int
+    given_prefill: int
+    no_cache: int
+    phc: int
+    phc_squared: int
+    given_phc: int
+    given_phc_squared: int
+    lower_bound: int | None
+    bound_how: str
+    optimal: bool
+    rows: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def saved(self) -> int:
+        return self.given_prefill - self.prefill
+
+    @property
+    def gap(self) -> float | None:
+        """(prefill - lower bound) / prefill, or None without a bound."""
+        if self.lower_bound is None:
+            return None
+        return (self.prefill - self.lower_bound) / self.prefill if self.prefill else 0.0
+
+
+def _free_layout(tr, method: str) -> tuple[Layout | None, str]:
+    if method in ("agglomerative", "greedy", "popularity"):
+        return method_orders(tr, method)
+    if method == "ggr":
+        return ggr_layout(tr), ""
+    if method == "class-orders":
+        lay = _class_orders(tr)
+        return lay, "" if lay is not None else f"skipped: more than {CLASS_ORDERS_MAX_N} distinct free chunks"
+    raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+
+
+def reorder_model(model: TableModel, method: str = "portfolio", *, bound: bool = True,
+                  closure: bool = True, time_limit: float = 10.0, progress=None) -> TableLayout:
+    """Order the fields of every row and the rows of ``model`` (the module docstring).
+
+    ``bound``: compute the lower bound (:func:`.bound.free_lower_bound`); ``closure``: let it
+    try the closure program (with ``time_limit`` seconds), whose layout joins the portfolio.
+    """
+    if method not in METHODS:
+        raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    step = progress or (lambda name: None)
+    t_start = time.perf_counter()
+    tr = model.trace
+    given_orders = model.field_orders(None)
+    given_seqs = model.sequences(given_orders)
+    no_cache = model.tokens()
+    g_phc, g_sq = phc(given_seqs, np.arange(model.rows), model.fweights, model.fchars)
+    rows: list[MethodRow] = []
+    best = ("given", None, given_orders, given_seqs, model.cost(given_seqs))
+    rows.append(MethodRow("given", best[4], 0.0, "the table's column order"))
+    fb: FreeBound | None = None
+    if tr is not None:
+        # first + last tokens, the same for every layout that keeps each FD group together
+        prod = Layout(tr.indptr, tr.chunks)
+        fixed_extra = model.cost(model.sequences(model.field_orders(prod))) - orders_cost(tr.weights, tr.indptr,
+                                                                                          tr.chunks)
+        wanted = PORTFOLIO if method == "portfolio" else (method,) if method != "given" else ()
+        if bound or "closure" in wanted:
+            step("bound")
+            fb = free_lower_bound(tr, closure=closure or "closure" in wanted, time_limit=time_limit)
+        for name in wanted:
+            step(name)
+            t0 = time.perf_counter()
+            if name == "closure":
+                if fb is None or fb.layout is None:
+                    rows.append(MethodRow(name, None, 0.0, fb.note if fb and fb.note else "not run"))
+                    continue
+                lay, note = _expand(tr, *layout_arrays(fb.layout)), fb.how
+                secs = fb.seconds
+            else:
+                lay, note = _free_layout(tr, name)
+                secs = time.perf_counter() - t0
+            if lay is None:
+                rows.append(MethodRow(name, None, secs, note))
+                continue
+            free_cost = orders_cost(tr.weights, lay.indptr, lay.seq)
+            rows.append(MethodRow(name, fixed_extra + free_cost, secs, note))
+            if method != "portfolio" or fixed_extra + free_cost < best[4]:
+                fo = model.field_orders(lay)
+                seqs = model.sequences(fo)
+                cost = model.cost(seqs)
+                if cost != fixed_extra + free_cost:  # the decomposition of .model, checked
+                    raise AssertionError(f"{name}: table cost {cost} != {fixed_extra} + {free_cost}")
+                best = (name, lay, fo, seqs, cost)
+    name, _, fo, seqs, cost = best
+    serve = model.serve_order(seqs)
+    p_tok, p_sq = phc(seqs, serve, model.fweights, model.fchars)
+    if p_tok != no_cache - cost:  # Theorem 7: consecutive hits in DFS order = the unbounded cache
+        raise AssertionError(f"PHC {p_tok} in DFS order but the trie saves {no_cache - cost}")
+    lb, how, optimal = None, "", False
+    if fb is not None:
+        lb = fixed_extra + fb.value
+        how = fb.how
+        optimal = cost == lb
+    elif tr is None:
+        lb, how, optimal = cost, "no free column", True
+    return TableLayout(name, fo, serve, cost, no_cache - g_phc, no_cache, p_tok, p_sq, g_phc, g_sq,
+                       lb, how, optimal, rows, time.perf_counter() - t_start)
