@@ -489,6 +489,7 @@ def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated
             return min(options)
 
         best = min(best, go(0, ()))
+    return best
 
 
 def naive_min_dicut(tails, heads, x, root, target, nodes) -> float:

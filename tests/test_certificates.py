@@ -212,7 +212,7 @@ def test_anneal_verification_runs_only_the_methods_that_apply(monkeypatch):
     for minutes on a 50-request find) and counts the closure MIP: a 50-request find on 7 chunks
     is certified by the prefix-set search and the closure MIP."""
     from mptsearch.instance import parse_instance
-    from mptsearch.search import verification as S
+    from mptsearch.verify import twomethod as S
     from mptsearch.verify import verify as V
 
     def never(*args):
