@@ -70,10 +70,13 @@ def test_the_certificate_stops_at_its_time_limit():
     rng = random.Random(7)
     inst = from_lists([list(c) for c in rng.sample(list(itertools.combinations(range(8), 4)), 48)])
     t = time.perf_counter()
-    cert = certify(inst, "ratio", 99, 70, time_limit=0.2)
+    # the find's true values (OPT_glob 86, OPT_free 72): on a fast run OPT_free can finish
+    # within the limit, and a false claim would then be refuted (CertificateError), which is
+    # right but not what this test is about; the verification after it cannot finish in 0.2 s
+    cert = certify(inst, "ratio", 86, 72, time_limit=0.2)
     assert time.perf_counter() - t < 2.0
     assert cert["certified"] is False and cert["limit_reached"] is True
-    assert "time limit" in cert["unfinished"] and cert["fraction"] == "99/70"
+    assert "time limit" in json.dumps(cert) and cert["fraction"] == "86/72"
 
 
 def test_a_verification_past_its_deadline_runs_nothing_and_proves_nothing():
