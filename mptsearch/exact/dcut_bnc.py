@@ -53,7 +53,7 @@ import time
 import numpy as np
 
 from .closure import ClosureGraph
-from .dcut import TOL, _into_lists, separate
+from .dcut import TOL, _into_lists, _reach, separate
 
 __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "opt_free_dcut", "METHOD"]
 
@@ -63,18 +63,8 @@ SEARCH_SETS = 30  # closures from this size get the LP-guided local search and t
 
 def reachable_all(g: ClosureGraph, used: np.ndarray) -> bool:
     """Whether every request is reachable from ∅ along the arcs marked ``used``. O(arcs)."""
-    out = [[] for _ in range(len(g.sets))]
-    for a in np.flatnonzero(used):
-        out[int(g.tails[a])].append(int(g.heads[a]))
-    seen = np.zeros(len(g.sets), dtype=bool)
-    seen[0] = True
-    stack = [0]
-    while stack:
-        v = stack.pop()
-        for u in out[v]:
-            if not seen[u]:
-                seen[u] = True
-                stack.append(u)
+    used = np.asarray(used).astype(bool)
+    seen = _reach(len(g.sets), 0, g.tails, g.heads, used, np.zeros_like(used))
     return bool(seen[np.array(g.requests, dtype=np.int64)].all())
 
 
