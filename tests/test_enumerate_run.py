@@ -134,3 +134,16 @@ def test_bad_input_exits_2(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("mptsearch: error:") and "\n" not in err
+
+
+@pytest.mark.parametrize("argv", [["status", "{s}"], ["hits", "{s}"], ["merge", "{s}", "-o", "{o}"]])
+def test_reading_a_store_loads_no_kernels(tmp_path, reference, argv):
+    """status, hits and merge read SQLite only: they answer without importing numba (about half
+    a second of CPU at every call), and still print the store's totals."""
+    argv = [a.format(s=reference.store, o=tmp_path / "m.sqlite") for a in argv]
+    code = ("import sys\nfrom mptsearch.cli import main\nrc = main(%r)\n"
+            "print('NUMBA' if 'numba' in sys.modules else 'NO-NUMBA', rc)" % argv)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("NO-NUMBA 0"), r.stdout[-300:]
+    assert str(reference.hits_total) in r.stdout or argv[0] == "merge"

@@ -390,7 +390,7 @@ def merge_cmd(stores, out, journal_mode, as_json, quiet):
     """Merge the shard stores (i/N for every i) of one enumeration run into one store.
 
     Exit 0 when the merged class is complete, 3 when members were left undecided."""
-    from ..enumerate.run import format_table, read_result, result_dict
+    from ..enumerate.result import format_table, read_result, result_dict
     from ..enumerate.store import StoreError, merge_stores
 
     try:
@@ -418,7 +418,7 @@ def status_cmd(stores, as_json, quiet):
     (read only; safe while runs write to them). Exit 0 when every store is complete, else 3."""
     from fractions import Fraction
 
-    from ..enumerate.generate import EnumClass
+    from ..enumerate.space import EnumClass
     from ..enumerate.store import StoreError, store_status
 
     rows = []
@@ -471,8 +471,8 @@ def hits_cmd(store, minimal, out, as_json, quiet):
     """The hits of an enumeration store (a merged one, or a run's own), optionally only the
     minimal ones. Exit 2 when --minimal cannot be decided from this store (with the command
     that works)."""
-    from ..enumerate.run import (MinimalityError, check_minimal_allowed, compact_masks,
-                                 minimal_hits, read_result, result_dict)
+    from ..enumerate.hit import compact_masks
+    from ..enumerate.result import MinimalityError, check_minimal_allowed, read_result, result_dict
     from ..enumerate.store import StoreError
 
     try:
@@ -485,6 +485,8 @@ def hits_cmd(store, minimal, out, as_json, quiet):
             check_minimal_allowed(res)
         except MinimalityError as exc:
             fail(str(exc))
+        from ..enumerate.run import minimal_hits
+
         mins = _minimal(minimal_hits, res.cls, res.hits, res.prop, res.threshold, quiet)
     data = result_dict(res, mins)
     data.pop("by_m")
