@@ -4,7 +4,9 @@ The prompts are checked from their text alone: each one is cut back into chunk t
 compared with the request it stands for; the token prompts' shared prefixes are counted with
 a dictionary trie, independent of the package's trie cost."""
 
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -143,3 +145,73 @@ def test_the_serving_guide_python_examples_run():
         runner.run(parser.get_doctest(text, glob, f"serving.md block {k}", str(page), 0))
     r = runner.summarize(verbose=False)
     assert len(blocks) >= 2 and r.attempted >= 12 and r.failed == 0
+
+
+# ---- the command line: layout --texts --prompts-out -----------------------------------------
+
+SMALL_TRACE = Path(__file__).parent / "data" / "serving_small.jsonl"
+
+
+def _trace_rows():
+    return [json.loads(line) for line in SMALL_TRACE.read_text().splitlines() if line.strip()]
+
+
+def test_layout_writes_the_prompts_in_serving_order(tmp_path, capsys):
+    """Every prompt line, cut back into chunk texts, is its request's chunks in the written
+    layout's order, the lines come in increasing serve rank, and one chunk token a character
+    apart, the prompts' shared prefixes (one-request cache) are the printed prefill."""
+    from mptsearch.cli import main
+
+    rows = {r["id"]: r for r in _trace_rows()}
+    tok = {c: t for r in rows.values() for c, t in zip(r["chunks"], r["tokens"])}
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text("".join(json.dumps({"chunk": c, "text": f"<{c}>"}) + "\n" for c in sorted(tok)))
+    lay, out = tmp_path / "lay.jsonl", tmp_path / "prompts.jsonl"
+    rc = main(["layout", str(SMALL_TRACE), "--method", "agglomerative", "-q", "--no-bound", "-o", str(lay),
+               "--texts", str(texts), "--prompts-out", str(out), "--template", "SYS|{context}|{id}",
+               "--separator", "+", "--json"])
+    assert rc in (0, None)
+    prefill = next(r["prefill"] for r in json.loads(capsys.readouterr().out)["methods"] if r["method"] == "agglomerative")
+    laid = {r["id"]: r for r in (json.loads(x) for x in lay.read_text().splitlines())}
+    got = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [g["serve"] for g in got] == list(range(len(rows)))
+    assert sorted(g["id"] for g in got) == sorted(rows)
+    seqs = []
+    for g in got:
+        head, body, tail = g["prompt"].split("|")
+        assert head == "SYS" and tail == g["id"]
+        chunks = [p[1:-1] for p in body.split("+")]
+        assert chunks == laid[g["id"]]["chunks"] and laid[g["id"]]["serve"] == g["serve"]
+        assert sorted(chunks) == sorted(rows[g["id"]]["chunks"])
+        seqs.append(chunks)
+    fresh, prev = 0, []
+    for s in seqs:  # what a one-request cache prefills, served top to bottom
+        n = 0
+        while n < min(len(s), len(prev)) and s[n] == prev[n]:
+            n += 1
+        fresh += sum(tok[c] for c in s[n:])
+        prev = s
+    assert fresh == prefill
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--prompts-out", "P"], "go together"),
+    (["--texts", "T", "--prompts-out", "P", "--template", "{question} {context}"], "no questions"),
+    (["--texts", "T", "--prompts-out", "P", "--template", "{ctx}"], "template fields"),
+    (["--texts", "MISSING", "--prompts-out", "P"], "no such file"),
+    (["--texts", "PARTIAL", "--prompts-out", "P"], "no text for chunk"),
+    (["--texts", "BAD", "--prompts-out", "P"], "BAD.jsonl line 2: malformed JSON"),
+])
+def test_layout_prompts_bad_input_one_line_exit_2_and_no_file(tmp_path, capsys, extra, match):
+    from mptsearch.cli import main
+
+    labels = sorted({c for r in _trace_rows() for c in r["chunks"]})
+    (tmp_path / "T.jsonl").write_text("".join(json.dumps({"chunk": c, "text": c}) + "\n" for c in labels))
+    (tmp_path / "PARTIAL.jsonl").write_text(json.dumps({c: c for c in labels[:-1]}) + "\n")
+    (tmp_path / "BAD.jsonl").write_text('{"a": "x"}\n{"b": \n')
+    names = {"T": "T.jsonl", "P": "P.jsonl", "MISSING": "MISSING.jsonl", "PARTIAL": "PARTIAL.jsonl", "BAD": "BAD.jsonl"}
+    extra = [str(tmp_path / names[a]) if a in names else a for a in extra]
+    rc = main(["layout", str(SMALL_TRACE), "--method", "agglomerative", "-q", "--no-bound", *extra])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and match in err and "\n" not in err and err.startswith("mptsearch: error:"), err
+    assert not (tmp_path / "P.jsonl").exists()

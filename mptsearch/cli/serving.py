@@ -73,7 +73,19 @@ def _check_trace(trace: str, max_memory: str | None) -> None:
 @click.option("--exact-bound", type=float, default=None, metavar="SECONDS",
               help="Also prove a lower bound on the least possible prefill (OPT_free) by the directed-cut "
                    "branch-and-cut within SECONDS wall, and print it with the best layout's cost and the gap.")
-def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, as_json, quiet, blend_spec, exact_bound):
+@click.option("--texts", "texts_file", type=str, default=None, metavar="FILE",
+              help="The chunks' texts, JSONL: {\"chunk\": label, \"text\": ...} per line (or label: text objects); "
+                   "with --prompts-out.")
+@click.option("--prompts-out", "prompts_out", type=str, default=None, metavar="FILE",
+              help="Write the prompt strings of the cheapest method's layout as JSONL "
+                   "{\"id\", \"serve\", \"prompt\"}, in serving order (submit them top to bottom), atomically.")
+@click.option("--template", default="{context}", show_default=True,
+              help="Prompt template of --prompts-out: {context} (the chunk texts in layout order) and {id}; "
+                   "\\n and \\t are a newline and a tab.")
+@click.option("--separator", default="\\n\\n", show_default=True,
+              help="What joins two chunk texts in {context} (\\n and \\t are a newline and a tab).")
+def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, as_json, quiet, blend_spec, exact_bound,
+           texts_file, prompts_out, template, separator):
     """Lay out the prompts of a JSONL retrieval trace (- for stdin) and compare with production order."""
     from ..serving.layout import METHODS, ONLINE_NEEDS_WINDOW, compile_kernels, layout_summary
     from ..serving.sparse import DEFAULT_EDGE_BUDGET
@@ -91,6 +103,8 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
     blend = _blend_params(blend_spec)
     if exact_bound is not None and not exact_bound > 0:
         fail(f"--exact-bound must be a positive number of seconds, got {exact_bound:g}")
+    texts = _prompt_texts(texts_file, prompts_out, template)
+    template, separator = (t.replace("\\n", "\n").replace("\\t", "\t") for t in (template, separator))
     _check_trace(trace, max_memory)  # bad input is refused before a first run compiles
     announce_compile(*LAYOUT_KERNELS, quiet=quiet)
     t0 = time.perf_counter()
@@ -104,6 +118,10 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
         step("read")
         tr = _read(trace, quiet)
         t_read, c_read = time.perf_counter() - t0, time.process_time() - c0
+        if texts is not None:  # before any layout work: a missing text would end the run without prompts
+            missing = next((lab for lab in tr.labels if lab not in texts), None)
+            if missing is not None:
+                fail(f"{texts_file}: no text for chunk {missing!r} (the trace has {tr.n} chunks)")
         s = layout_summary(tr, methods, window=window, pin=pin, refuse_ok=method == "all", bound=not no_bound,
                            progress=step, edge_budget=bound_edges)
         best = min((r for r in s.rows if r.cost >= 0), key=lambda r: r.cost)
@@ -117,6 +135,8 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
             with open_atomic(out, binary=True) as fh:
                 write_layout(fh, tr, lay, serving_rank(lay))
             t_write, c_write = time.perf_counter() - t_write, time.process_time() - c_write
+        if prompts_out:
+            _write_prompts(tr, s.orders[best.method], texts, prompts_out, template, separator)
     finally:
         step.close()
     exact = None if exact_bound is None else _exact_bound(tr, best, exact_bound)
@@ -128,7 +148,7 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
             doc["exact_bound"] = exact
         if priced is not None:
             doc["blend"] = priced
-        doc.update({"out": out, "written": best.method if out else None,
+        doc.update({"out": out, "written": best.method if out else None, "prompts_out": prompts_out,
                     "read_seconds": round(t_read, 3), "write_seconds": round(t_write, 3) if out else None,
                     "read_cpu_seconds": round(c_read, 3), "write_cpu_seconds": round(c_write, 3) if out else None,
                     "seconds": round(total, 3),
@@ -145,9 +165,55 @@ def layout(trace, method, window, pin, out, no_bound, bound_edges, max_memory, a
         _blend_table(priced, blend)
     if out:
         click.echo(f"wrote {best.method} orders and serving ranks of {tr.size} requests to {out}")
+    if prompts_out:
+        click.echo(f"wrote the {best.method} prompts of {tr.size} requests, in serving order, to {prompts_out}")
     click.echo(f"total time {total:.2f} s (read {t_read:.2f} s, every method"
                + ("" if no_bound else f", bound {s.bound_seconds:.2f} s")
                + f"); compiled kernels loaded in {t_load:.2f} s before, not counted")
+
+
+def _prompt_texts(texts_file, prompts_out, template):
+    """The chunk texts for --prompts-out (None without it); the options checked before any work."""
+    if (texts_file is None) != (prompts_out is None):
+        fail("--prompts-out and --texts go together: the prompts are the chunks' texts in layout order")
+    if prompts_out is None:
+        return None
+    from ..serving.api import prompts, read_texts
+
+    import warnings
+
+    if "{question}" in template:
+        fail("--template: a trace has no questions; its fields are {context} and {id}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            prompts([], {}, template=template, ids=[])  # the template's fields, checked on no requests
+        except ValueError as exc:
+            fail(f"--template: {exc}")
+    for w in caught:
+        click.echo(f"warning: {str(w.message).replace('prompts(): ', '')}", err=True)
+    return read_texts(texts_file)  # InstanceError -> one line, exit 2
+
+
+def _write_prompts(tr, lay, texts, path, template, separator) -> None:
+    """The prompts of layout ``lay`` as JSONL lines {"id", "serve", "prompt"} in serving order."""
+    import warnings
+
+    import numpy as np
+
+    from ..serving.api import prompts
+    from ..serving.layout import serving_rank
+
+    rank = serving_rank(lay)
+    served = np.argsort(rank, kind="stable").tolist()
+    rows = tr.label_lists(lay.indptr, lay.seq)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a template starting with {id} was warned about already
+        texts_out = prompts([rows[j] for j in served], texts, template=template, separator=separator,
+                            ids=[tr.ids[j] for j in served])
+    with open_atomic(path) as fh:
+        for k, (j, text) in enumerate(zip(served, texts_out)):
+            fh.write(json.dumps({"id": tr.ids[j], "serve": k, "prompt": text}, ensure_ascii=False) + "\n")
 
 
 def _exact_bound(tr, best, seconds: float) -> dict:
