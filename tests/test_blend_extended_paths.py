@@ -311,3 +311,15 @@ def test_anneal_blend_constant_table_is_p2(files, tmp_path, capsys):
 def test_anneal_model_option_errors(args, words, capsys):
     code, out, err = _run(["anneal", *args, "-k", "2", "-n", "4", "--steps", "10", "-j", "1", "-q"], capsys)
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_frontier_experiments_tables_are_what_it_says():
+    """experiments/beyond_prefix.py's models: g(r, d) = q(r) (1 + beta d), the unit and the copies."""
+    from experiments.beyond_prefix import MENU, MODELS, _model
+
+    for name, (beta, unit, iso) in MODELS.items():
+        p = _model(name, 0.1)
+        assert p.calibration.ratios == tuple(sorted(MENU)) and p.mismatch == unit and p.isolated is iso
+        for r, q in MENU.items():
+            for d in (0, 1, 2.5, 7):
+                assert p.calibration.loss(r, d) == pytest.approx(q * (1 + beta * d))
