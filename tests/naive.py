@@ -245,7 +245,7 @@ def naive_opt_blend(orders, weights, r, price, beta, per_answer=False):
     return best
 
 
-def naive_blend_serving(weights, seqs, order, capacity, r, price, beta):
+def naive_blend_serving(weights, seqs, order, capacity, r, price, beta, points=None, tokens=False, isolated=False):
     """Twin of :func:`mptsearch.blend.cache.simulate_blend` without its trie or copy lists.
 
     Cache = dict {prefix tuple: [last use, context or None]} (None: the prefix was blended).
@@ -254,8 +254,13 @@ def naive_blend_serving(weights, seqs, order, capacity, r, price, beta):
     r + price (1 + beta d) < 1, else full. Then every prefix of the sequence is marked used,
     and while the cached tokens exceed ``capacity`` the least recently used prefix with no
     cached extension is evicted, the longest first on ties, by scanning everything.
-    Returns (cost, loss, blended).
+    Returns (cost, loss, blended). The extended model (section 9): ``points`` a loss table
+    (its best ratio per blend, :func:`naive_blend_choice`; r and beta unused), ``tokens`` the
+    mismatch in tokens, ``isolated`` an offline copy (context {}) of every chunk, never evicted,
+    among the candidates of every computed prefix.
     """
+    choice = naive_blend_choice(price, points, r, beta)
+    extended = points is not None or tokens or isolated
     cache: dict = {}
     cost = loss = 0.0
     blended = 0
@@ -269,6 +274,20 @@ def naive_blend_serving(weights, seqs, order, capacity, r, price, beta):
                 continue
             x, ctx, w = seq[d - 1], frozenset(seq[:d - 1]), int(weights[seq[d - 1]])
             diffs = [len(ctx ^ c) for p, c in before.items() if p[-1] == x and c is not None]
+            if extended:
+                diffs = [sum(int(weights[y]) for y in ctx ^ c) if tokens else len(ctx ^ c)
+                         for p, c in before.items() if p[-1] == x and c is not None]
+                diffs += [sum(int(weights[y]) for y in ctx) if tokens else len(ctx)] if isolated else []
+                q, g = choice(min(diffs)) if diffs else (1.0, 0.0)
+                if diffs and q + price * g < 1:
+                    cost += q * w
+                    loss += w * g
+                    blended += 1
+                    cache[pre] = [t, None]
+                else:
+                    cost += w
+                    cache[pre] = [t, ctx]
+                continue
             if diffs and r + price * (1 + beta * min(diffs)) < 1:
                 cost += r * w
                 loss += w * (1 + beta * min(diffs))
@@ -433,7 +452,8 @@ def naive_k2_best_order(edges, r, price, beta, orders=None):
     return best
 
 
-def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated=False):
+def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated=False, layouts=None,
+                          one_copy=False):
     """OPT_blend of the extended model of docs/beyond_prefix.md section 9 by brute force.
 
     ``points``: (r, mismatch, loss) triples; g(r, d) is linear in d between a ratio's points and
@@ -442,6 +462,9 @@ def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated
     ``isolated``, from the chunk's offline copy (context {}): cost r w, loss w g(r, d), d the
     number (``tokens``: the total weight) of chunks in which the two contexts differ. Without
     ``isolated`` the first node of a chunk can only be full. Returns the best objective.
+    ``layouts``: try only these layouts (one sequence per request each), not every one;
+    ``one_copy``: a node may blend only from its chunk's one copy, the offline copy with
+    ``isolated``, else the chunk's first node.
     """
     from itertools import permutations, product
 
@@ -466,13 +489,15 @@ def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated
         return sum(weights[y] for y in s) if tokens else len(s)
 
     best = float("inf")
-    for layout in product(*(permutations(o) for o in orders)):
-        seen, new = set(), []
+    for layout in (layouts if layouts is not None else product(*(permutations(o) for o in orders))):
+        layout = [tuple(s) for s in layout]
+        seen, new, first = set(), [], {}
         for seq in layout:
             for p in range(len(seq)):
                 if seq[:p + 1] not in seen:
                     seen.add(seq[:p + 1])
                     new.append((seq[p], frozenset(seq[:p])))
+                    first.setdefault(seq[p], (len(new) - 1, frozenset(seq[:p])))
 
         def go(j, full):
             if j == len(new):
@@ -480,7 +505,10 @@ def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated
             x, ctx = new[j]
             w = weights[x]
             options = [w + go(j + 1, full + ((x, ctx),))]
-            sources = [c for y, c in full if y == x] + ([frozenset()] if isolated else [])
+            if one_copy:
+                sources = [frozenset()] if isolated else ([first[x][1]] if first[x][0] < j else [])
+            else:
+                sources = [c for y, c in full if y == x] + ([frozenset()] if isolated else [])
             if sources:
                 rest = go(j + 1, full)
                 for src in sources:
@@ -490,6 +518,101 @@ def naive_opt_blend_table(orders, weights, points, price, tokens=False, isolated
 
         best = min(best, go(0, ()))
     return best
+
+
+def naive_loss_table(points):
+    """g(r, d) of a loss table of (r, mismatch, loss) triples, by its own reading: a ratio's points
+    sorted by mismatch, linear between them, the last segment continued beyond (constant with one
+    point). Returns (ratios ascending, g)."""
+    table: dict = {}
+    for r, d, g in points:
+        table.setdefault(float(r), []).append((float(d), float(g)))
+
+    def g_of(r, d):
+        pts = sorted(table[r])
+        if len(pts) == 1:
+            return pts[0][1]
+        for k in range(len(pts) - 1):
+            if d <= pts[k + 1][0] or k == len(pts) - 2:
+                (d0, g0), (d1, g1) = pts[k], pts[k + 1]
+                return g0 + (g1 - g0) * (d - d0) / (d1 - d0)
+
+    return sorted(table), g_of
+
+
+def naive_blend_choice(price, points=None, r=None, beta=0.0):
+    """choice(d, times) -> (ratio, loss per token) of a blend at mismatch d charged ``times``:
+    the ratio of the table ``points`` minimising ratio + price g(ratio, d) times (ties to the
+    smaller ratio within 1e-12), or (r, (1 + beta d) times) without a table."""
+    ratios, g_of = naive_loss_table(points) if points is not None else (None, None)
+
+    def choice(d, times=1):
+        if points is None:
+            return r, (1.0 + beta * d) * times
+        best = None
+        for q in ratios:
+            g = g_of(q, d) * times
+            if best is None or q + price * g < best[0] + price * best[1] - 1e-12:
+                best = (q, g)
+        return best
+
+    return choice
+
+
+def naive_blend_rule_ext(weights, rows, price, *, points=None, r=None, beta=0.0, tokens=False, isolated=False,
+                         rule="greedy", per_answer=False, cap=32):
+    """(cost, loss) of the ``first`` or ``greedy`` rule on the layout ``rows`` (served in order,
+    unbounded cache) in the extended model of docs/beyond_prefix.md section 9, node by node over
+    a nested-dict trie and frozenset contexts.
+
+    A node of chunk x with context P (the chunks before it in the line creating it, passed by
+    ``through`` lines) has candidate copies: ``first`` the offline copy (context {}) with
+    ``isolated``, else the chunk's first node; ``greedy`` the offline copy (``isolated``), the
+    chunk's first full node and its ``cap`` most recent full nodes. Without ``isolated`` a
+    chunk's first node is full. Each candidate c gives the mismatch d = |P ^ c| (``tokens``: its
+    weight); for the least d every ratio of the table (``points``: (r, d, loss) triples), or r with
+    loss 1 + beta d without one, is tried: the ratio minimising r + price g (g times ``through``
+    per answer; ties to the smaller r within 1e-12). The node blends iff that is < 1 (cost
+    r w, loss w g), else it is full (and, ``greedy``, a new copy).
+    """
+    choice = naive_blend_choice(price, points, r, beta)
+
+    def diff(a, b):
+        return sum(int(weights[y]) for y in a ^ b) if tokens else len(a ^ b)
+
+    root: dict = {}
+    made, count = [], {}
+    for seq in rows:
+        node = root
+        for p, x in enumerate(seq):
+            if x not in node:
+                node[x] = {}
+                made.append((int(x), frozenset(int(y) for y in seq[:p]), id(node[x])))
+            count[id(node[x])] = count.get(id(node[x]), 0) + 1
+            node = node[x]
+    copies: dict = {}
+    cost = loss = 0.0
+    for x, ctx, key in made:
+        w = float(weights[x])
+        have = copies.setdefault(x, [])
+        if not have and not isolated:
+            have.append(ctx)
+            cost += w
+            continue
+        if rule == "first":
+            cand = [] if isolated else have[:1]
+        else:
+            cand = have[:1] + have[-cap:]
+        ds = [diff(c, ctx) for c in cand] + ([diff(frozenset(), ctx)] if isolated else [])
+        q, g = choice(min(ds), count[key] if per_answer else 1)
+        if q + price * g < 1.0:
+            cost += q * w
+            loss += w * g
+        else:
+            cost += w
+            if rule == "greedy":
+                have.append(ctx)
+    return cost, loss
 
 
 def naive_min_dicut(tails, heads, x, root, target, nodes) -> float:

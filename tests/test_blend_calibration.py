@@ -174,5 +174,7 @@ def test_cli_calibration_options(tmp_path, capsys):
                         (["--calibration", str(tmp_path / "none.csv")], "cannot read the calibration file")):
         code = main(["blend", "012 013"] + args)
         assert code == 2 and words in capsys.readouterr()[1]
-    code = main(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.1", "--isolated-copies"])
-    assert code == 2 and "not --trace" in capsys.readouterr()[1]
+    # a trace takes the extended model too: at lambda = 0 every node blends from its isolated copy
+    code = main(["blend", "tests/data/serving_small.jsonl", "--trace", "--r", "0.1", "--isolated-copies", "--json"])
+    d = json.loads(capsys.readouterr()[0])
+    assert code == 0 and d["cost"] == pytest.approx(0.1 * d["prefix_cost"]) and d["parameters"]["isolated_copies"]

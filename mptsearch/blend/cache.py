@@ -21,6 +21,11 @@ computed nodes changes. Serving request j:
   node evicted and computed again is a new computation: it pays again (cost, and loss if it
   blends again).
 
+In the extended model (section 9: a loss table, token mismatch, isolated copies) a blend takes
+the table's best ratio for its mismatch, and the isolated copy of a chunk (prefilled alone,
+offline) is kept outside the prefix cache: it is never evicted and is a candidate of every
+node, so with isolated copies no node is left without a copy.
+
 With an unbounded cache and arrival order the result equals :func:`.trace.price_rows` with the
 greedy rule on the same layout (nothing is evicted; tested). Token-level caches only (the
 block-level cache of :mod:`mptsearch.serving.blocks` is not modelled).
@@ -31,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .heuristic import best_copy
+from .heuristic import best_copy, best_copy_ext
 from .model import BlendParams
 
 __all__ = ["BlendSim", "simulate_blend"]
@@ -93,20 +98,22 @@ def simulate_blend(weights, seqs: Sequence[Sequence[int]], order: Sequence[int],
             live = [(u, s) for u, s in copies.get(x, ()) if cache.cached[u] and stamp[u] == s]
             copies[x] = live
             context = frozenset(seq[:p])
-            blend = False
-            if live:
-                cand = (live[0], *live[-cap:])
+            blend, ratio = False, params.r
+            cand = (live[0], *live[-cap:]) if live else ()
+            if params.extended and (live or params.isolated):
+                blend, ratio, unit = best_copy_ext([ctx[u] for u, _ in cand], context, params, weights)
+            elif live:
                 blend, unit = best_copy([ctx[u] for u, _ in cand], context, params)
-            elif x in seen:
-                evicted += 1
-                evicted_tokens += w[x]
-            no_copy += not live
+            if not live and not params.isolated:  # isolated copies live outside the cache
+                evicted += x in seen
+                evicted_tokens += w[x] if x in seen else 0
+                no_copy += 1
             seen.add(x)
             computed += 1
             prefill += w[x]
             if blend:
                 blended += 1
-                cost += params.r * w[x]
+                cost += ratio * w[x]
                 loss += w[x] * unit
             else:
                 cost += w[x]

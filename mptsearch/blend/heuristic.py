@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 import numpy as np
 
-from .kernels import first_differences, greedy_prices, trie_nodes
+from .kernels import first_differences, first_prices_ext, greedy_prices, greedy_prices_ext, trie_nodes
 from .model import BlendParams
 
-__all__ = ["NodeTable", "node_table", "price_first", "price_greedy", "best_copy", "frontier", "FrontierPoint"]
+__all__ = ["NodeTable", "node_table", "price_first", "price_greedy", "best_copy", "frontier", "FrontierPoint",
+           "model_arrays", "best_copy_ext"]
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,41 @@ def node_table(weights: np.ndarray, rows) -> NodeTable:
     return NodeTable(w, d, through, chunk, parent, n, tokens, distinct)
 
 
+def model_arrays(params: BlendParams, table: NodeTable) -> tuple:
+    """The extended model of ``params`` as the kernels' arrays: (dw, ratios, gptr, gd, gg) with
+    ``dw[x]`` what chunk x adds to a mismatch (1, or its tokens with ``mismatch == "tokens"``)
+    and the loss table in CSR form (ratios ascending, each ratio's points gd/gg[gptr[j]:gptr[j+1]]
+    sorted by mismatch; empty without a table: section 1.2's r and 1 + beta d)."""
+    dw = np.ones(table.n_chunks, dtype=np.float64)
+    if params.mismatch == "tokens":
+        dw[table.chunk] = table.w
+    cal = params.calibration
+    curves = cal.curves if cal is not None else ()
+    ratios = np.array([r for r, _ in curves], dtype=np.float64)
+    gptr = np.concatenate(([0], np.cumsum([len(pts) for _, pts in curves], dtype=np.int64))).astype(np.int64)
+    gd = np.array([d for _, pts in curves for d, _ in pts], dtype=np.float64)
+    gg = np.array([g for _, pts in curves for _, g in pts], dtype=np.float64)
+    return dw, ratios, gptr, gd, gg
+
+
+def _ext_args(table: NodeTable, params: BlendParams) -> tuple:
+    dw, ratios, gptr, gd, gg = model_arrays(params, table)
+    return (float(params.r), float(params.beta), float(params.price), ratios, gptr, gd, gg), dw
+
+
 def price_first(table: NodeTable, params: BlendParams) -> tuple[float, float]:
-    """(cost, loss) of the ``first`` rule: blend node j iff r + lambda (1 + beta d_j) < 1."""
+    """(cost, loss) of the ``first`` rule: blend node j iff r + lambda (1 + beta d_j) < 1.
+
+    In the extended model (``params.extended``: a loss table, token mismatch or isolated copies,
+    docs/beyond_prefix.md section 9) the one copy of a chunk is its isolated copy when there are
+    such copies (every node may blend from it, at mismatch |P_v| or w(P_v)), else its first node;
+    a node blends at the table's best ratio for its mismatch iff r_j + lambda g_j(d) < 1
+    (:func:`.kernels.first_prices_ext`, O(N depth)).
+    """
+    if params.extended:
+        model, dw = _ext_args(table, params)
+        return first_prices_ext(table.parent, table.chunk, table.w, table.through, table.n_chunks, dw,
+                                bool(params.isolated), bool(params.per_answer), *model)
     later = table.d_first >= 0
     unit = (1.0 + params.beta * table.d_first) * (table.through if params.per_answer else 1)
     blend = later & (params.r + params.price * unit < 1.0)
@@ -106,6 +140,10 @@ def price_greedy(table: NodeTable, params: BlendParams, cap: int = 32) -> tuple[
     """
     if cap < 1:
         raise ValueError(f"cap must be >= 1, got {cap}")
+    if params.extended:  # candidates: also the isolated copy; a table's best ratio (section 9)
+        model, dw = _ext_args(table, params)
+        return greedy_prices_ext(table.parent, table.chunk, table.w, table.through, table.n_chunks, dw,
+                                 bool(params.isolated), bool(params.per_answer), int(cap), *model)
     return greedy_prices(table.parent, table.chunk, table.w, table.through, table.n_chunks, float(params.r),
                          float(params.price), float(params.beta), bool(params.per_answer), int(cap))
 
@@ -122,6 +160,22 @@ def best_copy(copies, context: frozenset, params: BlendParams, through: int = 1)
     d = min(len(c ^ context) for c in copies)
     unit = (1.0 + params.beta * d) * (through if params.per_answer else 1)
     return params.r + params.price * unit < 1.0, unit
+
+
+def best_copy_ext(copies, context: frozenset, params: BlendParams, weights) -> tuple[bool, float, float]:
+    """(blend?, recompute ratio, loss per token) of a node with ``context`` in the extended
+    model (docs/beyond_prefix.md, section 9): its candidate copies are the full ``copies``
+    (contexts; possibly none) and, with ``params.isolated``, the chunk's isolated copy (context
+    {}); the least mismatch d (chunks or tokens) is priced at the table's best ratio and the node
+    blends iff r_j + lambda g_j(d) < 1. O(len(copies) times the context size).
+    """
+    from .model import mismatch
+
+    ds = [mismatch(c, context, params, weights) for c in copies]
+    if params.isolated:
+        ds.append(mismatch(frozenset(), context, params, weights))
+    r, g = params.blend_choice(min(ds))
+    return r + params.price * g < 1.0, r, g
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,27 @@
 """A serving trace laid out prefix-only and priced in the blend model (docs/beyond_prefix.md).
 
 The lines are laid out by a method of :func:`mptsearch.serving.layout.method_orders`, served
-in arrival order, and every trie node past the first of its chunk is blended or recomputed by
-the one-copy or the greedy rule of :mod:`.heuristic`. The layout is chosen for prefix reuse
-alone; the mode choice is exact for one copy per chunk (``first``) and never dearer with more
-copies (``greedy``).
+in arrival order, and every trie node is blended or recomputed by the one-copy or the greedy
+rule of :mod:`.heuristic`, in section 1.2's model or the extended one of section 9 (a loss
+table, token mismatch, isolated copies: whatever ``params`` holds). The layout is chosen for
+prefix reuse alone; the mode choice is exact for one copy per chunk (``first``) and never
+dearer with more copies (``greedy``).
 """
 
 from __future__ import annotations
 
 from .heuristic import node_table, price_first, price_greedy
 from .model import BlendParams
+from .spec import describe, parse_blend_spec  # noqa: F401  (parse_blend_spec: its former home)
 
-__all__ = ["blend_trace", "price_rows", "parse_blend_spec", "check_rule", "RULES"]
+__all__ = ["blend_trace", "price_rows", "check_rule", "RULES"]
 
 RULES = ("first", "greedy")
 
 
-def blend_trace(trace, method: str, params: BlendParams, rule: str = "greedy") -> dict:
-    """Prefill and loss of ``trace`` laid out by ``method`` with blending by ``rule``.
+def blend_trace(trace, method: str, params: BlendParams, rule: str = "greedy", window: int | None = None) -> dict:
+    """Prefill and loss of ``trace`` laid out by ``method`` with blending by ``rule``;
+    ``window``: the online method's W (arrivals laid out together, as ``layout --window``).
 
     Returns :func:`price_rows`'s dict with lines, method and note added.
 
@@ -30,7 +33,7 @@ def blend_trace(trace, method: str, params: BlendParams, rule: str = "greedy") -
 
     check_rule(rule)
     tr = as_sparse(trace)
-    lay, note = method_orders(tr, method)
+    lay, note = method_orders(tr, method, window=window)
     res = price_rows(tr.weights, lay, params, rule)
     return {"lines": tr.size, "method": method, "note": note, **res}
 
@@ -63,24 +66,8 @@ def price_rows(weights, rows, params: BlendParams, rule: str = "greedy") -> dict
     cost, loss = (price_first if rule == "first" else price_greedy)(tab, params)
     tokens = tab.tokens
     return {"rule": rule,
-            "parameters": {"r": params.r, "lambda": params.price, "beta": params.beta, "per_answer": params.per_answer},
+            "parameters": describe(params),
             "tokens": tokens, "distinct": tab.distinct, "nodes": len(tab.w), "prefix_cost": tab.prefix_cost,
             "prefix_saved_pct": 100 * (tokens - tab.prefix_cost) / tokens if tokens else 0.0,
             "cost": cost, "loss": loss, "objective": cost + params.price * loss,
             "saved_pct": 100 * (tokens - cost) / tokens if tokens else 0.0}
-
-
-def parse_blend_spec(text: str) -> BlendParams:
-    """``r[,price[,beta]]`` (the ``--blend`` option of ``layout`` and ``simulate``) as
-    :class:`BlendParams`; price and beta default to 0. A malformed or out-of-range value
-    raises InstanceError with one line."""
-    from ..instance import InstanceError
-
-    parts = [p.strip() for p in str(text).split(",")]
-    if not 1 <= len(parts) <= 3:
-        raise InstanceError(f"--blend takes r[,price[,beta]], got {text!r}")
-    try:
-        vals = [float(p) for p in parts]
-    except ValueError:
-        raise InstanceError(f"--blend takes r[,price[,beta]] as numbers, got {text!r}") from None
-    return BlendParams(*(vals + [0.0] * (3 - len(vals))))

@@ -11,6 +11,7 @@ import click
 
 from ..exitcodes import FAILED, INTERRUPTED, OK, UNDECIDED
 
+from .blend import MODEL_PARAMS, model_from_options, model_options
 from ._common import ANNEAL_KERNELS, LAYOUT_KERNELS, FiniteFloat, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
     quiet_option, seed_option, time_limit_option, write_json
 
@@ -152,7 +153,10 @@ def _nothing_evaluated(run, run_record, settings: dict, out: str | None, as_json
               help="ratio = OPT_glob/OPT_free; shortfall = optimal savings / agglomerative savings; "
                    "cost-ratio = --heuristic's cost / OPT_free; online = the online layouter's cost "
                    "(--window) / OPT_free over arrival orders; blend = OPT_free / w(U), what blending "
-                   "cached chunk copies gains over prefix-only layouts (docs/beyond_prefix.md).")
+                   "cached chunk copies gains over prefix-only layouts (docs/beyond_prefix.md); with --r or "
+                   "--calibration (and the other blend model options) the certificate also prices the find in "
+                   "that model (OPT_free / w(U) bounds its gain from above by P5, and fixes it for constant losses).")
+@model_options
 @click.option("--heuristic", default="greedy", show_default=True, metavar="NAME",
               help="cost-ratio only: " + ", ".join(SEARCHABLE) + " (the heuristics with a compiled twin in "
                    "mptsearch.heuristics.registry).")
@@ -187,7 +191,7 @@ def _nothing_evaluated(run, run_record, settings: dict, out: str | None, as_json
 @json_option
 @quiet_option
 @_signals_seen
-def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, steps, time_limit, restart_steps,
+def anneal(objective, r, price, beta, per_answer, calibration, mismatch, isolated_copies, heuristic, window, k_text, chunks, m_text, w_text, seed, steps, time_limit, restart_steps,
            t_start, t_end, jobs, scheduler, check, certify_limit, out, as_json, quiet):
     """Search small families for a large OPT_glob/OPT_free ratio (or agglomerative shortfall, a
     heuristic's cost / OPT_free, the online layouter's cost / OPT_free).
@@ -211,9 +215,19 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
         return _stopped("nothing computed yet, nothing written")
 
     given = click.get_current_context().get_parameter_source
-    for option, name, wants in (("--heuristic", "heuristic", "cost-ratio"), ("--window", "window", "online")):
+    for option, name, wants in (("--heuristic", "heuristic", "cost-ratio"), ("--window", "window", "online"),
+                                *((f"--{n.replace('_', '-')}", n, "blend") for n in MODEL_PARAMS)):
         if objective != wants and given(name) is not click.core.ParameterSource.DEFAULT:
             fail(f"{option} applies to --objective {wants} only, not {objective}")
+    model = None
+    if any(given(n) is not click.core.ParameterSource.DEFAULT for n in MODEL_PARAMS):
+        try:
+            model = model_from_options(r, price, beta, per_answer, calibration, mismatch, isolated_copies)
+        except InstanceError as exc:
+            fail(str(exc))
+        if model.isolated:
+            fail("--isolated-copies: the search maximises OPT_free / w(U), which bounds the gain only without "
+                 "isolated copies (docs/beyond_prefix.md, P13); with them the gain is at most 1/c for every family")
     k_text = k_text or ("4" if objective == "ratio" else "2-4")
     k = _range(k_text, "--k")
     weights = _range(w_text or ("1-9" if objective == "shortfall" else "1"), "--weights")
@@ -269,6 +283,10 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
         settings["heuristic"] = heuristic
     if objective == "online":
         settings["window"] = window
+    if model is not None:
+        from ..blend.spec import describe
+
+        settings["blend_model"] = describe(model)
     if _SEEN:
         run.stopped = "interrupted"
     if run.stopped != "interrupted" and run.instance is None:
@@ -278,7 +296,7 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
              f"{certify_limit:g} s (--certify-limit)", quiet)
         try:
             cert = certify(run.instance, objective, run.num, run.den, heuristic=heuristic, window=window,
-                           time_limit=certify_limit)
+                           time_limit=certify_limit, blend=model)
         except CertificateError as exc:
             click.echo(f"mptsearch: certificate check failed: {exc}", err=True)
             return FAILED
@@ -319,6 +337,11 @@ def anneal(objective, heuristic, window, k_text, chunks, m_text, w_text, seed, s
         click.echo("OPT_free / OPT_blend (constant model, lambda = 0): "
                    + ", ".join(f"{v:.4f} at r = {c}" for c, v in cert["blend_ratio_at_c"].items()))
         click.echo("optimal free layout: " + _seqs(cert["free_layout"]))
+        if cert.get("model"):
+            g = cert["model"]
+            click.echo(f"in the given model (c = {g['parameters']['c']:g}): OPT_free / OPT_blend "
+                       + (f"{g['gain']:.4f} ({g['method']})" if g["gain"] is not None else f"not computed ({g['method']})")
+                       + (f", at most {g['gain_at_most']:.4f} by P5" if g["gain_at_most"] is not None else ""))
     else:
         click.echo(f"weights   {' '.join(f'{lab}:{w}' for lab, w in cert['instance_weights'].items())}")
         click.echo(f"canonical {cert['canonical']}  weights {cert['weights']}")

@@ -7,30 +7,58 @@ import click
 from ._common import SOLVE_KERNELS, announce_compile, emit_json, json_option, note, out_option, quiet_option, write_json
 
 
+def model_options(f):
+    """The blend model's options (--r, --price, --beta, --per-answer, --calibration, --mismatch,
+    --isolated-copies), shared by ``blend`` and ``anneal --objective blend``; the command builds
+    the model with :func:`model_from_options`."""
+    for dec in reversed((
+        click.option("--r", "r", type=float, default=None, metavar="R",
+                     help="Recompute fraction of a blend, in [0, 1] (a blend costs R times the chunk's tokens); "
+                          "required unless --calibration gives the menu of ratios."),
+        click.option("--price", type=float, default=0.0, show_default=True, metavar="LAMBDA",
+                     help="Price of one unit of loss, in prefill tokens (>= 0)."),
+        click.option("--beta", type=float, default=0.0, show_default=True, metavar="BETA",
+                     help="Loss per mismatched context chunk (>= 0); 0 is the constant loss model."),
+        click.option("--per-answer", is_flag=True,
+                     help="Charge a blended node's loss to every request through it, not once "
+                          "(docs/beyond_prefix.md, section 7)."),
+        click.option("--calibration", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                     help="A measured loss table (CSV r,mismatch,loss or JSON): a blend at mismatch d picks the "
+                          "ratio r of the table minimising r + LAMBDA g(r, d) (docs/beyond_prefix.md, section 9); "
+                          "replaces --r and --beta."),
+        click.option("--mismatch", type=click.Choice(["chunks", "tokens"]), default="chunks", show_default=True,
+                     help="Count a context mismatch in chunks or in the mismatched chunks' tokens."),
+        click.option("--isolated-copies", is_flag=True,
+                     help="Every chunk also has a copy prefilled alone (offline, not charged) that any node may "
+                          "blend from."),
+    )):
+        f = dec(f)
+    return f
+
+
+FLAGS = {"r": "--r", "beta": "--beta", "calibration": "--calibration"}
+#: the parameter names of :func:`model_options`
+MODEL_PARAMS = ("r", "price", "beta", "per_answer", "calibration", "mismatch", "isolated_copies")
+
+
+def model_from_options(r, price, beta, per_answer, calibration, mismatch, isolated_copies):
+    """The :class:`~mptsearch.blend.model.BlendParams` of :func:`model_options` (one builder,
+    :func:`mptsearch.blend.spec.make_params`; a bad value is InstanceError, exit 2)."""
+    from ..blend.spec import make_params
+
+    return make_params(r, price, beta, per_answer, calibration, mismatch, isolated_copies, flags=FLAGS)
+
+
 @click.command("blend")
 @click.argument("instance")
-@click.option("--r", "r", type=float, default=None, metavar="R",
-              help="Recompute fraction of a blend, in [0, 1] (a blend costs R times the chunk's tokens); "
-                   "required unless --calibration gives the menu of ratios.")
-@click.option("--price", type=float, default=0.0, show_default=True, metavar="LAMBDA",
-              help="Price of one unit of loss, in prefill tokens (>= 0).")
-@click.option("--beta", type=float, default=0.0, show_default=True, metavar="BETA",
-              help="Loss per mismatched context chunk (>= 0); 0 is the constant loss model.")
-@click.option("--per-answer", is_flag=True,
-              help="Charge a blended node's loss to every request through it, not once (docs/beyond_prefix.md, "
-                   "section 7; exhaustive solver).")
-@click.option("--calibration", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="A measured loss table (CSV r,mismatch,loss or JSON): a blend at mismatch d picks the ratio r of "
-                   "the table minimising r + LAMBDA g(r, d) (docs/beyond_prefix.md, section 9); replaces --r and --beta.")
-@click.option("--mismatch", type=click.Choice(["chunks", "tokens"]), default="chunks", show_default=True,
-              help="Count a context mismatch in chunks or in the mismatched chunks' tokens.")
-@click.option("--isolated-copies", is_flag=True,
-              help="Every chunk also has a copy prefilled alone (offline, not charged) that any node may blend from.")
+@model_options
 @click.option("--trace", "is_trace", is_flag=True,
               help="INSTANCE is a JSONL retrieval trace: lay it out prefix-only (--method) and price the blends "
                    "(--rule) instead of solving exactly.")
 @click.option("--method", default="agglomerative", show_default=True,
-              help="--trace: the layout method (production, popularity, global, agglomerative, ...).")
+              help="--trace: the layout method (production, popularity, global, agglomerative, online, ...).")
+@click.option("--window", type=int, default=None, metavar="W",
+              help="--trace --method online: the batch size W, arrivals reordered at a time (as layout --window).")
 @click.option("--rule", type=click.Choice(["first", "greedy"]), default="greedy", show_default=True,
               help="--trace: blend from the first copy of a chunk only, or from its best full copy.")
 @click.option("--max-layouts", type=click.IntRange(1, None), default=200_000, show_default=True,
@@ -38,8 +66,8 @@ from ._common import SOLVE_KERNELS, announce_compile, emit_json, json_option, no
 @json_option
 @quiet_option
 @out_option("Also write the JSON result to PATH, atomically.")
-def blend(instance, r, price, beta, per_answer, calibration, mismatch, isolated_copies, is_trace, method, rule,
-          max_layouts, as_json, quiet, out):
+def blend(instance, r, price, beta, per_answer, calibration, mismatch, isolated_copies, is_trace, method, window,
+          rule, max_layouts, as_json, quiet, out):
     """Exact OPT_blend of INSTANCE: prefix hits, blends of cached chunk copies, full recomputes.
 
     Requests are served in the given order; the objective is prefill cost + LAMBDA * loss.
@@ -48,23 +76,19 @@ def blend(instance, r, price, beta, per_answer, calibration, mismatch, isolated_
     not; a bad R, LAMBDA or BETA is exit 2 (docs/beyond_prefix.md).
     """
     from ..blend.exact import blend_summary
-    from ..blend.model import BlendParams
-    from ..instance import parse_instance
+    from ..instance import InstanceError, parse_instance
 
-    from ..blend.calibration import read_calibration
-    from ..instance import InstanceError
-
-    if calibration is None and r is None:
-        raise InstanceError("give the recompute fraction --r, or a loss table with --calibration")
-    if calibration is not None and (r is not None or beta != 0):
-        raise InstanceError("--calibration gives the ratios and the losses: leave out --r and --beta")
-    table = read_calibration(calibration) if calibration is not None else None
-    params = BlendParams(min(table.ratios) if table else r, price, beta, per_answer, table, mismatch,
-                         isolated_copies)  # InstanceError -> one line, exit 2
+    params = model_from_options(r, price, beta, per_answer, calibration, mismatch, isolated_copies)
+    if window is not None and (not is_trace or method != "online"):
+        raise InstanceError("--window applies to --trace --method online only")
+    if window is not None and window < 1:
+        raise InstanceError(f"--window must be >= 1, got {window}")
     if is_trace:
-        if params.extended:
-            raise InstanceError("--calibration, --mismatch tokens and --isolated-copies are for an instance, not --trace")
-        return _trace(instance, params, method, rule, as_json, quiet, out)
+        if method == "online" and window is None:
+            from ..serving.layout import ONLINE_NEEDS_WINDOW
+
+            raise InstanceError(ONLINE_NEEDS_WINDOW.replace(" (--window W, window=W)", " (--window W)"))
+        return _trace(instance, params, method, window, rule, calibration, as_json, quiet, out)
     inst = parse_instance(instance)
     for msg in inst.notes:
         note(f"note: {msg}", quiet)
@@ -102,7 +126,18 @@ def blend(instance, r, price, beta, per_answer, calibration, mismatch, isolated_
     return 0 if rc["match"] else 1
 
 
-def _trace(path, params, method, rule, as_json, quiet, out):
+def _model_line(p: dict, calibration) -> str:
+    """The model's line of the console output, from the JSON ``parameters``."""
+    if p.get("calibration") is not None:
+        line = f"loss table {calibration}: ratios {', '.join(f'{q[0]:g}' for q in p['calibration'])}; lambda={p['lambda']:g}"
+    else:
+        line = f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g}"
+    extra = ([f"mismatch in {p['mismatch']}"] if p.get("mismatch") == "tokens" else []) \
+        + (["isolated copies"] if p.get("isolated_copies") else []) + (["loss per answer"] if p["per_answer"] else [])
+    return line + "".join(f"; {e}" for e in extra)
+
+
+def _trace(path, params, method, window, rule, calibration, as_json, quiet, out):
     from ..blend.trace import blend_trace
     from ..serving.layout import compile_kernels
     from ._common import LAYOUT_KERNELS
@@ -112,7 +147,7 @@ def _trace(path, params, method, rule, as_json, quiet, out):
     announce_compile(*LAYOUT_KERNELS, quiet=quiet)
     compile_kernels()  # compiled (first run) or loaded from numba's cache, the reader's kernels too
     tr = _read(path, quiet)  # as layout reads it, with a bar on a large trace
-    res = blend_trace(tr, method, params, rule)
+    res = blend_trace(tr, method, params, rule, window)
     if out is not None:
         write_json(out, res)
     if as_json:
@@ -123,7 +158,7 @@ def _trace(path, params, method, rule, as_json, quiet, out):
     p = res["parameters"]
     click.echo(f"{res['lines']} lines, {res['tokens']} tokens without reuse; layout {res['method']}"
                + (f" ({res['note']})" if res["note"] else "") + f", blend rule {res['rule']}")
-    click.echo(f"r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g}" + ("; loss per answer" if p["per_answer"] else ""))
+    click.echo(_model_line(p, calibration))
     click.echo(f"prefix only   prefill {res['prefix_cost']}  saved {res['prefix_saved_pct']:.2f}%")
     click.echo(f"with blends   prefill {res['cost']:.10g}  saved {res['saved_pct']:.2f}%  loss {res['loss']:.10g}  "
                f"objective {res['objective']:.10g}")

@@ -69,7 +69,8 @@ def _check_trace(trace: str, max_memory: str | None) -> None:
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
 @click.option("--blend", "blend_spec", default=None, metavar="R[,PRICE[,BETA]]",
               help="Also price each layout in the blend model (docs/beyond_prefix.md): blends of cached "
-                   "chunk copies at recompute fraction R, loss price PRICE, mismatch BETA (defaults 0).")
+                   "chunk copies at recompute fraction R, loss price PRICE, mismatch BETA (defaults 0); or "
+                   "key=value items, e.g. calibration=FILE,price=0.05,mismatch=tokens,isolated (section 9).")
 @click.option("--exact-bound", type=float, default=None, metavar="SECONDS",
               help="Also prove a lower bound on the least possible prefill (OPT_free) by the directed-cut "
                    "branch-and-cut within SECONDS wall, and print it with the best layout's cost and the gap.")
@@ -244,7 +245,7 @@ def _blend_params(spec):
     """--blend R[,PRICE[,BETA]] as BlendParams (None without it); bad values exit 2."""
     if spec is None:
         return None
-    from ..blend.trace import parse_blend_spec
+    from ..blend.spec import parse_blend_spec
 
     return parse_blend_spec(spec)  # InstanceError -> one line, exit 2
 
@@ -258,9 +259,19 @@ def _price_blends(tr, s, blend):
     return {m: price_rows(tr.weights, lay, blend) for m, lay in s.orders.items()}
 
 
+def _model_words(blend) -> str:
+    """The blend model in a few words (section 1.2's r, lambda, beta, or the extended model's)."""
+    from ..blend.spec import describe
+
+    p = describe(blend)
+    words = (f"loss table ratios {', '.join(f'{q[0]:g}' for q in p['calibration'])} lambda={blend.price:g}"
+             if p.get("calibration") else f"r={blend.r:g} lambda={blend.price:g} beta={blend.beta:g}")
+    return words + ("; mismatch in tokens" if p.get("mismatch") == "tokens" else "") \
+        + ("; isolated copies" if p.get("isolated_copies") else "")
+
+
 def _blend_table(priced, blend) -> None:
-    click.echo(f"blended (r={blend.r:g} lambda={blend.price:g} beta={blend.beta:g}; greedy rule, arrival order, "
-               "unbounded cache):")
+    click.echo(f"blended ({_model_words(blend)}; greedy rule, arrival order, unbounded cache):")
     click.echo(f"  {'method':<14} {'prefix only':>12} {'blended':>12} {'saved vs no cache':>18} {'loss':>12} "
                f"{'objective':>12}")
     for m, d in priced.items():
@@ -298,7 +309,8 @@ def _capacity(text: str, cap1: int):
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
 @click.option("--blend", "blend_spec", default=None, metavar="R[,PRICE[,BETA]]",
               help="Also price the same serving with blends of cached full chunk copies (token level; a chunk "
-                   "whose copies were all evicted is recomputed fully; docs/beyond_prefix.md).")
+                   "whose copies were all evicted is recomputed fully; docs/beyond_prefix.md); or key=value "
+                   "items as for layout --blend (calibration=FILE, mismatch=tokens, isolated).")
 def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcfs_above, as_json, quiet,
              blend_spec):
     """Serve a trace against an LRU prefix cache of a given capacity and report the prefill."""
@@ -359,7 +371,7 @@ def simulate(trace, layout_file, capacity, schedule, window, block_size, lpm_fcf
     click.echo(f"time {secs:.2f} s")
     if bl is not None:
         p = bl["parameters"]
-        click.echo(f"blended (r={p['r']:g} lambda={p['lambda']:g} beta={p['beta']:g}): prefill {bl['cost']:.10g} "
+        click.echo(f"blended ({_model_words(blend)}): prefill {bl['cost']:.10g} "
                    f"({100.0 * (1 - bl['cost'] / total):.2f}% saved), loss {bl['loss']:.10g}, "
                    f"objective {bl['objective']:.10g}")
         click.echo(f"  {bl['blended']} of {bl['computed']} computed nodes blended; {bl['evicted_copy']} recomputed fully "
@@ -375,7 +387,11 @@ def _simulate_blend(w, seqs, r, cap, blend):
     from ..blend.cache import simulate_blend
 
     b = simulate_blend(w, seqs, r.order, cap, blend)
-    return {"parameters": {"r": blend.r, "lambda": blend.price, "beta": blend.beta},
+    from ..blend.spec import describe
+
+    p = describe(blend)
+    p.pop("per_answer")  # refused here: the loss is charged once per blended computation
+    return {"parameters": p,
             "cost": b.cost, "loss": b.loss, "objective": b.cost + blend.price * b.loss,  # rounded once, when printed
             "computed": b.computed, "blended": b.blended, "no_copy": b.no_copy, "evicted_copy": b.evicted_copy,
             "evicted_copy_tokens": b.evicted_copy_tokens, "prefill": b.prefill, "match": b.prefill == r.prefill}

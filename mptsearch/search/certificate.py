@@ -38,7 +38,8 @@ __all__ = ["CertificateError", "certify", "run_record", "verification", "VERIFY_
 
 
 def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greedy", window: int = 1,
-            methods: dict | None = None, limits: dict | None = None, time_limit: float | None = None) -> dict:
+            methods: dict | None = None, limits: dict | None = None, time_limit: float | None = None,
+            blend=None) -> dict:
     """Recompute a find with the public solvers, check its certificate, return it as a dict.
 
     Parameters
@@ -53,6 +54,8 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
         savings, heuristic cost/OPT_free or online cost/OPT_free).
     heuristic, window : str, int
         The cost-ratio heuristic and the online window.
+    blend : BlendParams, optional
+        blend: also price the find in this blend model (:func:`mptsearch.blend.certificate.model_gain`).
     methods, limits : dict, optional
         ratio and shortfall: the verification's methods per quantity and size-limit
         overrides (:func:`~mptsearch.verify.twomethod.verification`); default its own.
@@ -77,7 +80,7 @@ def certify(inst, objective: str, num: int, den: int, *, heuristic: str = "greed
     start = time.time()
     deadline = None if time_limit is None else start + float(time_limit)
     try:
-        out = _certify(inst, objective, num, den, heuristic, window, methods, limits, deadline)
+        out = _certify(inst, objective, num, den, heuristic, window, methods, limits, deadline, blend)
         reached = deadline is not None and not out["certified"] and \
             time.time() >= deadline - max(0.05, 0.01 * float(time_limit))
     except OptFreeUndecided as exc:
@@ -99,7 +102,7 @@ def _unfinished(inst, objective: str, num: int, den: int, why: str) -> dict:
             "note": f"the annealer's value, not recomputed; mptsearch verify \"{inst_text}\" proves its optima"}
 
 
-def _certify(inst, objective, num, den, heuristic, window, methods, limits, deadline) -> dict:
+def _certify(inst, objective, num, den, heuristic, window, methods, limits, deadline, blend=None) -> dict:
     from ..canonical import canonical_form
     from ..exact.auto import opt_free_auto as opt_free  # prefix sets, the DP, or the closure program
     from ..exact.glob import opt_glob
@@ -108,7 +111,7 @@ def _certify(inst, objective, num, den, heuristic, window, methods, limits, dead
     if objective == "blend":
         from ..blend.certificate import certify_blend
 
-        return certify_blend(inst, num, den, deadline=deadline)
+        return certify_blend(inst, num, den, deadline=deadline, params=blend)
     if objective in ("cost-ratio", "online"):
         from .ordered_certificate import certify_cost_ratio, certify_online
 
