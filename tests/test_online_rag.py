@@ -202,6 +202,10 @@ def test_drop_first_log_lower_bound_values():
     for k in range(2, 3000):
         assert drop_first_log_lower_bound(k) > k / (4 * (k - 1).bit_length())
     assert drop_first_log_lower_bound(1000) > 4096000 / 119483
+    # against Theorem 3''s maximum (the caterpillar below k = 343): below it at k = 47, above from 48
+    from mptsearch.families.online import deterministic_lower_bound
+    assert drop_first_log_lower_bound(47) < deterministic_lower_bound(47)[0]
+    assert all(drop_first_log_lower_bound(k) > deterministic_lower_bound(k)[0] for k in range(48, 101))
     # the finite-L guarantee u / (2 log2(u + 2) - 2), u = kL / (k + L - 1), approaches it from below
     k = 100
     vals = [(k * 2 ** h / (k + 2 ** h - 1)) for h in range(1, 30)]
@@ -232,3 +236,71 @@ def test_small_opt_free_matches_the_package_dp():
     for _ in range(80):
         reqs = _random_family(rng, m_max=5)
         assert _opt(reqs) == opt_free(from_lists(reqs)).value
+
+
+# ---- Propositions 10.1 and 10.4: L_n at W = 1, every order, i.i.d. streams ----------------------
+
+def _l_n(n):
+    return [[x for x in range(n) if x != i] for i in range(n)]
+
+
+def _deepest_match_random_ties(requests, rng):
+    """W = 1 deepest-match placement, the residual in increasing id, ties between equally deep
+    paths broken at random (Proposition 10.1 allows any rule). Independent of the library."""
+    nodes, seqs = set(), []
+    for r in requests:
+        inside = [u for u in nodes if set(u) <= set(r)]
+        depth = max(map(len, inside), default=0)
+        u = rng.choice([v for v in inside if len(v) == depth]) if depth else ()
+        s = tuple(u) + tuple(sorted(set(r) - set(u)))
+        seqs.append(s)
+        nodes.update(s[:i] for i in range(1, len(s) + 1))
+    return seqs
+
+
+def test_prop_10_1_every_order_every_prefix_and_any_tie_break():
+    from mptsearch.online.iid import leave_one_out_w1_cost
+    from mptsearch.serving.online import online_layout
+
+    rng = random.Random(2)
+    for n in range(2, 7):
+        reqs = _l_n(n)
+        for order in permutations(range(n)):
+            lines = [reqs[b] for b in order]
+            lay = online_layout(lines, [1] * n, 1) if n <= 4 else None
+            twin = _deepest_match_random_ties(lines, rng)
+            for t in range(1, n + 1):
+                want = leave_one_out_w1_cost(n, list(order[:t]))
+                assert trie_cost(twin[:t]) == want
+                assert lay is None or trie_cost(lay[:t]) == want
+        assert leave_one_out_w1_cost(n, list(range(n))) == n * (n + 1) // 2 - 1
+    for n in (6, 10, 16):
+        reqs = _l_n(n)
+        for _ in range(3):
+            stream = [rng.randrange(n) for _ in range(2 * n)]      # repeats cost nothing
+            lines = [reqs[b] for b in stream]
+            want = leave_one_out_w1_cost(n, stream)
+            assert trie_cost(online_layout(lines, [1] * n, 1)) == want
+            assert trie_cost(_deepest_match_random_ties(lines, rng)) == want
+
+
+def test_prop_10_4_iid_expectations_by_enumerating_every_stream():
+    from mptsearch.online.iid import iid_leave_one_out_expectations, leave_one_out_subfamily_opt
+    from mptsearch.serving.online import online_layout
+
+    for n, lengths in [(3, (1, 2, 3, 4)), (4, (1, 2, 3))]:
+        reqs = _l_n(n)
+        for m in lengths:
+            alg = opt = count = 0
+            for stream in product(range(n), repeat=m):
+                lines = [reqs[b] for b in stream]
+                alg += trie_cost(online_layout(lines, [1] * n, 1))
+                distinct = sorted(set(stream))
+                o = _opt([reqs[b] for b in distinct])
+                assert o == leave_one_out_subfamily_opt(n, len(distinct))
+                opt += o
+                count += 1
+            assert iid_leave_one_out_expectations(n, m) == (Fraction(alg, count), Fraction(opt, count))
+    # the limit: every request seen, ALG -> n(n+1)/2 - 1 and OPT_free -> EPL_min(n)
+    e_alg, e_opt = iid_leave_one_out_expectations(16, 2000)
+    assert 135 - Fraction(1, 10 ** 20) < e_alg < 135 and 64 - Fraction(1, 10 ** 20) < e_opt < 64
