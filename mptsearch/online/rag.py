@@ -79,7 +79,7 @@ def drop_first_log_lower_bound(k: int) -> float:
 @lru_cache(maxsize=1 << 20)
 def small_opt_free(requests: frozenset) -> int:
     """OPT_free of a few distinct requests (a frozenset of frozensets), unit weights, by the
-    subset DP M(B) = |I(B)| + max over splits M(B1) + M(B2) (SPEC, Theorem 1). O(3^m)."""
+    subset DP M(B) = |I(B)| + max over splits M(B1) + M(B2) (the paper, Section 3, Theorem 1). O(3^m)."""
     reqs = sorted(requests, key=sorted)
     m = len(reqs)
     inter = {}
