@@ -7,6 +7,8 @@ pruned exact game search (docs/online.md, Section 11; paper, Section 7.2 and ope
 - :func:`dyadic_gadget_cost`: COST of the dyadic hierarchy on a drop-first gadget, an upper
   bound on its OPT_free; :func:`drop_first_log_lower_bound`: the resulting lower bound
   k / (2 log2(k + 2) - 2) on every deterministic algorithm (Theorem 11.2).
+- :func:`reservoir_family`, :func:`greedy_oldest_reservoir_cost`: a stream of exactly-k requests on
+  which greedy-oldest (Section 9) pays about (k+1)/2 OPT_free (Proposition 11.3).
 - :func:`game_value_pruned`: the value of the flagged W = 1 game of
   :func:`mptsearch.online.games.game_value` in the exactly-k model, with the first answer fixed
   by symmetry, the final answer in closed form and alpha-beta pruning (same value, fewer nodes).
@@ -25,7 +27,7 @@ from typing import Sequence
 from ..instance import InstanceError
 
 __all__ = ["dyadic_pieces", "interval_piece_bound", "dyadic_gadget_cost", "drop_first_log_lower_bound",
-           "small_opt_free", "game_value_pruned"]
+           "small_opt_free", "game_value_pruned", "reservoir_family", "greedy_oldest_reservoir_cost"]
 
 
 def dyadic_pieces(a: int, b: int) -> int:
@@ -181,3 +183,24 @@ def game_value_pruned(k: int, length: int) -> Fraction:
         return Fraction(1)
     inf = Fraction(10 ** 9)
     return max(Fraction(1), adversary([first], nodes, k, length - 1, Fraction(0), inf))
+
+
+def reservoir_family(k: int, blocks: int) -> list[list[int]]:
+    """Proposition 11.3's stream: ``blocks`` requests of k fresh chunks each (the reservoir, chunks
+    0..M-1, M = k * blocks), then M requests C + {j}, j = 0..M-1, with the core C = {M, ..., M+k-2}.
+    Every request has exactly k chunks; all are distinct."""
+    if k < 2 or blocks < 1:
+        raise InstanceError("need k >= 2 and blocks >= 1")
+    m = k * blocks
+    core = list(range(m, m + k - 1))
+    return [list(range(i * k, (i + 1) * k)) for i in range(blocks)] + [core + [j] for j in range(m)]
+
+
+def greedy_oldest_reservoir_cost(k: int, blocks: int) -> tuple[int, int]:
+    """(greedy-oldest's trie cost, the cost of the layout "reservoir as given, core first") on
+    :func:`reservoir_family`: ((k+1) M - blocks, 2 M + k - 1) with M = k * blocks; the second is an
+    upper bound on OPT_free (Proposition 11.3)."""
+    if k < 2 or blocks < 1:
+        raise InstanceError("need k >= 2 and blocks >= 1")
+    m = k * blocks
+    return (k + 1) * m - blocks, 2 * m + k - 1
