@@ -329,3 +329,34 @@ def test_prop_11_3_greedy_oldest_on_the_reservoir():
         alg, upper = greedy_oldest_reservoir_cost(k, 10 ** 6)
         target = Fraction(k + 1, 2) - Fraction(1, 2 * k)
         assert target - Fraction(1, 1000) < Fraction(alg, upper) < target
+
+
+# ---- Theorem 11.4: the random-drop chain, randomised, exactly k ---------------------------------
+
+def test_theorem_11_4_expected_cost_is_the_potential_bound_exactly():
+    """The least expected cost over every deterministic W = 1 algorithm (exact expectimin of the
+    package) equals k + (L-1)(k+1)/2 at every size computed, so the bound is tight there."""
+    from mptsearch.families.online import random_drop_value
+    from mptsearch.online.rag import random_drop_expected_alg_lower
+    for k, L in [(2, 2), (2, 3), (2, 4), (3, 2), (3, 3), (4, 2)]:
+        alg, _ = random_drop_value(k, L)
+        assert alg == random_drop_expected_alg_lower(k, L)
+
+
+def test_theorem_11_4_every_outcome_obeys_the_dyadic_bound():
+    from mptsearch.online.rag import random_drop_finite_bound, random_drop_log_lower_bound
+    for k, L in [(2, 4), (3, 4), (2, 8)]:
+        n = k + L - 1
+        g = n * (2 * log2(k * L / n + 2) - 2)
+        for drops in product(range(k), repeat=L - 1):       # every outcome of the random drops
+            reqs = _drop_first(k, drops)
+            assert small_opt_free(frozenset(map(frozenset, reqs))) <= dyadic_gadget_cost(reqs) <= g + 1e-9
+    # the finite-L Yao ratios increase to (k+1)/(4 log2(k+2) - 4)
+    for k in (10, 100, 1000):
+        vals = [random_drop_finite_bound(k, h) for h in range(1, 40)]
+        assert all(a < b for a, b in zip(vals, vals[1:]))
+        assert vals[-1] < random_drop_log_lower_bound(k) < vals[-1] + 1e-3
+    assert abs(random_drop_log_lower_bound(1000) - 1001 / (4 * log2(1002) - 4)) < 1e-12
+    # above Theorem R's (3k+1)/(2k+2) from k = 19 on (checked to 2000), below it at k = 18
+    assert random_drop_log_lower_bound(18) < (3 * 18 + 1) / (2 * 18 + 2)
+    assert all(random_drop_log_lower_bound(k) > (3 * k + 1) / (2 * k + 2) for k in range(19, 2000))

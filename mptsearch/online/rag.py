@@ -7,6 +7,9 @@ pruned exact game search (docs/online.md, Section 11; paper, Section 7.2 and ope
 - :func:`dyadic_gadget_cost`: COST of the dyadic hierarchy on a drop-first gadget, an upper
   bound on its OPT_free; :func:`drop_first_log_lower_bound`: the resulting lower bound
   k / (2 log2(k + 2) - 2) on every deterministic algorithm (Theorem 11.2).
+- :func:`random_drop_expected_alg_lower`, :func:`random_drop_log_lower_bound`: the random-drop
+  chain against every deterministic algorithm (expected cost at least k + (L-1)(k+1)/2) and the
+  randomised lower bound (k+1) / (4 log2(k+2) - 4) it gives with Lemma 11.1 (Theorem 11.4).
 - :func:`reservoir_family`, :func:`greedy_oldest_reservoir_cost`: a stream of exactly-k requests on
   which greedy-oldest (Section 9) pays about (k+1)/2 OPT_free (Proposition 11.3).
 - :func:`game_value_pruned`: the value of the flagged W = 1 game of
@@ -27,7 +30,9 @@ from typing import Sequence
 from ..instance import InstanceError
 
 __all__ = ["dyadic_pieces", "interval_piece_bound", "dyadic_gadget_cost", "drop_first_log_lower_bound",
-           "small_opt_free", "game_value_pruned", "reservoir_family", "greedy_oldest_reservoir_cost"]
+           "small_opt_free", "game_value_pruned", "reservoir_family", "greedy_oldest_reservoir_cost",
+           "random_drop_expected_alg_lower", "random_drop_finite_bound", "random_drop_log_lower_bound",
+           "interval_piece_bound_real"]
 
 
 def dyadic_pieces(a: int, b: int) -> int:
@@ -204,3 +209,36 @@ def greedy_oldest_reservoir_cost(k: int, blocks: int) -> tuple[int, int]:
         raise InstanceError("need k >= 2 and blocks >= 1")
     m = k * blocks
     return (k + 1) * m - blocks, 2 * m + k - 1
+
+
+def random_drop_expected_alg_lower(k: int, length: int) -> Fraction:
+    """k + (L - 1)(k + 1)/2: Theorem 11.4's lower bound on the expected trie cost of every
+    deterministic W = 1 algorithm on the random-drop chain of length L (R_{j+1} = R_j minus a
+    uniform chunk, plus a fresh one); attained by following the chain."""
+    if k < 1 or length < 1:
+        raise InstanceError("k and length must be at least 1")
+    return k + Fraction((length - 1) * (k + 1), 2)
+
+
+def random_drop_finite_bound(k: int, h: int) -> float:
+    """The Yao ratio Theorem 11.4 proves with chains of L = 2^h requests:
+    (k + (L-1)(k+1)/2) / ((k + L - 1)(2 log2(kL/(k+L-1) + 2) - 2))."""
+    if k < 1 or h < 0:
+        raise InstanceError("need k >= 1 and h >= 0")
+    L = 2 ** h
+    n = k + L - 1
+    return float(random_drop_expected_alg_lower(k, L)) / (n * interval_piece_bound_real(k * L / n))
+
+
+def interval_piece_bound_real(u: float) -> float:
+    """2 log2(u + 2) - 2 for a real u >= 0 (the concave majorant of Lemma 11.1)."""
+    return 2 * log2(u + 2) - 2
+
+
+def random_drop_log_lower_bound(k: int) -> float:
+    """(k + 1) / (4 log2(k + 2) - 4): Theorem 11.4's lower bound on the ratio of every randomised
+    algorithm against an oblivious adversary, every W, exactly k chunks per request (the limit
+    of :func:`random_drop_finite_bound` as h grows)."""
+    if k < 1:
+        raise InstanceError("k must be at least 1")
+    return (k + 1) / (4 * log2(k + 2) - 4)
