@@ -667,3 +667,22 @@ def naive_table_opt(prompt_rows, first: int, last: int) -> int:
         mid = fields[first:len(fields) - last]
         choices.append([fields[:first] + list(p) + fields[len(fields) - last:] for p in itertools.permutations(mid)])
     return min(naive_table_prefill(combo) for combo in itertools.product(*choices))
+
+
+def naive_random_priority_expectation(requests):
+    """E[trie nodes] of every request sorted by a uniformly random global chunk order, as the
+    average over all n! orders of the chunks (unit weights), in Fractions."""
+    import itertools
+    from fractions import Fraction
+
+    chunks = sorted(set().union(*map(set, requests)))
+    total = count = 0
+    for perm in itertools.permutations(chunks):
+        rank = {x: i for i, x in enumerate(perm)}
+        nodes = set()
+        for r in requests:
+            s = sorted(r, key=rank.__getitem__)
+            nodes.update(tuple(s[:i]) for i in range(1, len(s) + 1))
+        total += len(nodes)
+        count += 1
+    return Fraction(total, count)

@@ -1,0 +1,244 @@
+"""The RAG model (exactly k chunks per request): the dyadic bound on drop-first gadgets and a
+pruned exact game search (docs/online.md, Section 11; paper, Section 7.2 and open problem 3).
+
+- :func:`dyadic_pieces`: the number of maximal dyadic intervals inside an interval (the
+  canonical decomposition of a segment tree), at most :func:`interval_piece_bound` of its
+  length, 2 log2(l + 2) - 2 (Lemma 11.1).
+- :func:`dyadic_gadget_cost`: COST of the dyadic hierarchy on a drop-first gadget, an upper
+  bound on its OPT_free; :func:`drop_first_log_lower_bound`: the resulting lower bound
+  k / (2 log2(k + 2) - 2) on every deterministic algorithm (Theorem 11.2).
+- :func:`random_drop_expected_alg_lower`, :func:`random_drop_log_lower_bound`: the random-drop
+  chain against every deterministic algorithm (expected cost at least k + (L-1)(k+1)/2) and the
+  randomised lower bound (k+1) / (4 log2(k+2) - 4) it gives with Lemma 11.1 (Theorem 11.4).
+- :func:`reservoir_family`, :func:`greedy_oldest_reservoir_cost`: a stream of exactly-k requests on
+  which greedy-oldest (Section 9) pays about (k+1)/2 OPT_free (Proposition 11.3).
+- :func:`game_value_pruned`: the value of the flagged W = 1 game of
+  :func:`mptsearch.online.games.game_value` in the exactly-k model, with the first answer fixed
+  by symmetry, the final answer in closed form and alpha-beta pruning (same value, fewer nodes).
+
+Unit weights throughout.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations, permutations
+from math import log2
+from typing import Sequence
+
+from ..instance import InstanceError
+
+__all__ = ["dyadic_pieces", "interval_piece_bound", "dyadic_gadget_cost", "drop_first_log_lower_bound",
+           "small_opt_free", "game_value_pruned", "reservoir_family", "greedy_oldest_reservoir_cost",
+           "random_drop_expected_alg_lower", "random_drop_finite_bound", "random_drop_log_lower_bound",
+           "interval_piece_bound_real"]
+
+
+def dyadic_pieces(a: int, b: int) -> int:
+    """The number of maximal dyadic intervals [j 2^s, (j+1) 2^s - 1] inside [a, b] (0 <= a <= b):
+    the nodes t_c(H) of the dyadic hierarchy on a line of 2^h >= b + 1 leaves that an interval
+    S_c = [a, b] decomposes into. O(log(b - a + 1)) time."""
+    if not 0 <= a <= b:
+        raise InstanceError(f"need 0 <= a <= b, got a={a}, b={b}")
+    count = 0
+    while a <= b:
+        size = 1
+        while a % (2 * size) == 0 and a + 2 * size - 1 <= b:
+            size *= 2
+        count += 1
+        a += size
+    return count
+
+
+def interval_piece_bound(length: int) -> float:
+    """2 log2(length + 2) - 2: Lemma 11.1's bound on :func:`dyadic_pieces` for an interval of
+    ``length`` leaves (attained at every length 2^j - 2, j >= 2)."""
+    if length < 1:
+        raise InstanceError("an interval has at least one leaf")
+    return 2 * log2(length + 2) - 2
+
+
+def dyadic_gadget_cost(requests: Sequence[Sequence[int]]) -> int:
+    """sum_c t_c(H) for the dyadic hierarchy H on the requests in arrival order (padded to a power
+    of two by absent leaves, which changes no t_c), when every chunk's requests S_c are
+    consecutive (Theorem 3 (iv) for drop-first gadgets): COST(H) >= OPT_free."""
+    where: dict[int, list[int]] = {}
+    for i, r in enumerate(requests):
+        for x in set(r):
+            where.setdefault(int(x), []).append(i)
+    total = 0
+    for x, idx in where.items():
+        if idx != list(range(idx[0], idx[-1] + 1)):
+            raise InstanceError(f"chunk {x}'s requests are not consecutive")
+        total += dyadic_pieces(idx[0], idx[-1])
+    return total
+
+
+def drop_first_log_lower_bound(k: int) -> float:
+    """k / (2 log2(k + 2) - 2): Theorem 11.2's lower bound on c(W, k), every W, exactly k chunks
+    per request (the supremum over gadget lengths of the drop-first guarantee it proves)."""
+    if k < 1:
+        raise InstanceError("k must be at least 1")
+    return k / (2 * log2(k + 2) - 2)
+
+
+@lru_cache(maxsize=1 << 20)
+def small_opt_free(requests: frozenset) -> int:
+    """OPT_free of a few distinct requests (a frozenset of frozensets), unit weights, by the
+    subset DP M(B) = |I(B)| + max over splits M(B1) + M(B2) (the paper, Section 3, Theorem 1). O(3^m)."""
+    reqs = sorted(requests, key=sorted)
+    m = len(reqs)
+    inter = {}
+    for mask in range(1, 1 << m):
+        s = None
+        for i in range(m):
+            if mask >> i & 1:
+                s = reqs[i] if s is None else s & reqs[i]
+        inter[mask] = len(s)
+    best = {}
+    for mask in range(1, 1 << m):
+        if mask & (mask - 1) == 0:
+            best[mask] = 0
+            continue
+        low = mask & -mask
+        top = 0
+        sub = (mask - 1) & mask
+        while sub:
+            if sub & low:
+                top = max(top, best[sub] + best[mask ^ sub])
+            sub = (sub - 1) & mask
+        best[mask] = inter[mask] + top
+    return sum(len(r) for r in reqs) - best[(1 << m) - 1]
+
+
+def _deepest(nodes: frozenset, req: frozenset) -> int:
+    """The depth of the deepest trie node whose chunks all lie in ``req`` (0: none)."""
+    return max((len(u) for u in nodes if req.issuperset(u)), default=0)
+
+
+def game_value_pruned(k: int, length: int) -> Fraction:
+    """The flagged W = 1 game value with at most ``length`` requests of exactly k chunks
+    (distinct, fresh chunks named canonically, every order answered): the same number as
+    ``game_value(k, length, opt, exact=True)``, computed with three exact reductions:
+    the first request's answer is fixed (every order of k fresh chunks is one up to renaming),
+    a final request's best answer costs k - d new nodes with d the deepest trie path inside it
+    (so the stop value needs no loop over orders), and alpha-beta pruning. Exponential."""
+    if k < 1 or length < 1:
+        raise InstanceError("k and length must be at least 1")
+
+    def extensions(reqs, n):
+        seen = set(reqs)
+        for f in range(0, k + 1):
+            for old in combinations(range(n), k - f):
+                req = frozenset(old) | frozenset(range(n, n + f))
+                if req not in seen:
+                    yield req, n + f, f
+
+    def stop_value(reqs, nodes, req):
+        return Fraction(len(nodes) + k - _deepest(nodes, req), small_opt_free(frozenset(reqs) | {req}))
+
+    def adversary(reqs, nodes, n, left, alpha, beta):
+        """max over requests of max(stop, go); exact when in (alpha, beta), else a bound beyond."""
+        best = alpha
+        opt_now = small_opt_free(frozenset(reqs))
+        cands = []
+        for req, n2, f in extensions(reqs, n):
+            cap = Fraction(len(nodes) + k - _deepest(nodes, req), opt_now + max(1, f))
+            if left == 1 and cap <= best:
+                continue
+            cands.append((cap, req, n2))
+        cands.sort(key=lambda c: -c[0])
+        for cap, req, n2 in cands:
+            if left == 1 and cap <= best:
+                break
+            v = stop_value(reqs, nodes, req)
+            if v > best:
+                best = v
+                if best >= beta:
+                    return best
+            if left > 1:
+                v = algorithm(reqs + [req], nodes, n2, req, left - 1, best, beta)
+                if v > best:
+                    best = v
+                    if best >= beta:
+                        return best
+        return best
+
+    def algorithm(reqs, nodes, n, req, left, alpha, beta):
+        """min over orders of req of the adversary's value after it."""
+        best = beta
+        seen = set()
+        for order in permutations(sorted(req)):
+            new = nodes | {order[:i] for i in range(1, k + 1)}
+            key = frozenset(new)
+            if key in seen:
+                continue
+            seen.add(key)
+            v = adversary(reqs, key, n, left, alpha, best)
+            if v < best:
+                best = v
+                if best <= alpha:
+                    return best
+        return best
+
+    first = frozenset(range(k))
+    nodes = frozenset(tuple(range(i)) for i in range(1, k + 1))
+    if length == 1:
+        return Fraction(1)
+    inf = Fraction(10 ** 9)
+    return max(Fraction(1), adversary([first], nodes, k, length - 1, Fraction(0), inf))
+
+
+def reservoir_family(k: int, blocks: int) -> list[list[int]]:
+    """Proposition 11.3's stream: ``blocks`` requests of k fresh chunks each (the reservoir, chunks
+    0..M-1, M = k * blocks), then M requests C + {j}, j = 0..M-1, with the core C = {M, ..., M+k-2}.
+    Every request has exactly k chunks; all are distinct."""
+    if k < 2 or blocks < 1:
+        raise InstanceError("need k >= 2 and blocks >= 1")
+    m = k * blocks
+    core = list(range(m, m + k - 1))
+    return [list(range(i * k, (i + 1) * k)) for i in range(blocks)] + [core + [j] for j in range(m)]
+
+
+def greedy_oldest_reservoir_cost(k: int, blocks: int) -> tuple[int, int]:
+    """(greedy-oldest's trie cost, the cost of the layout "reservoir as given, core first") on
+    :func:`reservoir_family`: ((k+1) M - blocks, 2 M + k - 1) with M = k * blocks; the second is an
+    upper bound on OPT_free (Proposition 11.3)."""
+    if k < 2 or blocks < 1:
+        raise InstanceError("need k >= 2 and blocks >= 1")
+    m = k * blocks
+    return (k + 1) * m - blocks, 2 * m + k - 1
+
+
+def random_drop_expected_alg_lower(k: int, length: int) -> Fraction:
+    """k + (L - 1)(k + 1)/2: Theorem 11.4's lower bound on the expected trie cost of every
+    deterministic W = 1 algorithm on the random-drop chain of length L (R_{j+1} = R_j minus a
+    uniform chunk, plus a fresh one); attained by following the chain."""
+    if k < 1 or length < 1:
+        raise InstanceError("k and length must be at least 1")
+    return k + Fraction((length - 1) * (k + 1), 2)
+
+
+def random_drop_finite_bound(k: int, h: int) -> float:
+    """The Yao ratio Theorem 11.4 proves with chains of L = 2^h requests:
+    (k + (L-1)(k+1)/2) / ((k + L - 1)(2 log2(kL/(k+L-1) + 2) - 2))."""
+    if k < 1 or h < 0:
+        raise InstanceError("need k >= 1 and h >= 0")
+    L = 2 ** h
+    n = k + L - 1
+    return float(random_drop_expected_alg_lower(k, L)) / (n * interval_piece_bound_real(k * L / n))
+
+
+def interval_piece_bound_real(u: float) -> float:
+    """2 log2(u + 2) - 2 for a real u >= 0 (the concave majorant of Lemma 11.1)."""
+    return 2 * log2(u + 2) - 2
+
+
+def random_drop_log_lower_bound(k: int) -> float:
+    """(k + 1) / (4 log2(k + 2) - 4): Theorem 11.4's lower bound on the ratio of every randomised
+    algorithm against an oblivious adversary, every W, exactly k chunks per request (the limit
+    of :func:`random_drop_finite_bound` as h grows)."""
+    if k < 1:
+        raise InstanceError("k must be at least 1")
+    return (k + 1) / (4 * log2(k + 2) - 4)
