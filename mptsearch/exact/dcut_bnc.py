@@ -59,6 +59,7 @@ __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "opt_free_d
 
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
+TAIL_ROUNDS = 3  # root tailing off: the tree separates on
 
 
 def reachable_all(g: ClosureGraph, used: np.ndarray) -> bool:
@@ -226,7 +227,8 @@ def _lp_guided_search(g, weights, x, seed, steps, time_limit=None):
 
 
 def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = False, seed: int = 0,
-                  max_rounds: int = 50, search_steps: int | None = None):
+                  max_rounds: int = 50, search_steps: int | None = None, checkpoint=None,
+                  tail_rounds: int | None = TAIL_ROUNDS):
     """Exact OPT_free (any positive integer weights) by the directed-cut branch-and-cut of the
     module docstring; out of time, the bracket.
 
@@ -246,6 +248,14 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         :func:`~mptsearch.exact.closure_search.default_steps`, its work scaled down to about 1 CPU s
         per 10 s of the component's time; fixed in advance, so the result does not depend on the
         machine's speed within a stage).
+    checkpoint : str or path, optional
+        A file (:mod:`mptsearch.exact.dcut_checkpoint`) holding each component's root cut rows
+        and best layout, rewritten atomically as they improve; when it exists (written for the
+        same instance) the run resumes from it: the root LP starts with its rows, its layout is
+        the first upper bound.
+    tail_rounds : int, optional
+        The root loop stops when this many rounds raised the bound by less than a relative
+        1e-5 (:func:`~mptsearch.exact.dcut.cut_lp`); None runs it to ``max_rounds`` or no cut.
 
     Returns
     -------
@@ -274,10 +284,13 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     from .closure_program import arborescence_layout
     from .closure_search import steiner_layout
     from .dcut import cut_lp, request_subdags
+    from .dcut_checkpoint import Checkpoint
+    from .dcut_reduce import reduce_fixing
 
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     red = reduce_instance(inst)
+    ck = None if checkpoint is None else Checkpoint(checkpoint, inst)
     layout: list = [None] * inst.m
     lower = upper = 0
     lp_total = 0.0
@@ -303,19 +316,33 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         narcs += len(g.tails)
         subdags = request_subdags(g)
         lp_end = None if c_end is None else time.perf_counter() + 0.5 * share
-        lp = cut_lp(g, deadline=lp_end, max_rounds=max_rounds, subdags=subdags)
+        saved_cuts, saved_best, saved_lay = ([], None, None) if ck is None else ck.component(idx, g, red.groups)
+        lp = cut_lp(g, deadline=lp_end, max_rounds=max_rounds, subdags=subdags, cuts=saved_cuts, target=saved_best,
+                    tail_rounds=tail_rounds)
         lp_total += lp.value
+        if ck is not None:
+            ck.save(idx, g, red.groups, cuts=list(zip(lp.model.kinds[len(lp.model.kinds) - lp.cuts:], lp.cut_arcs)))
         if keep_duals:
             duals.append((idx, g, lp.model, lp.duals, lp.value))
         lb = int(math.ceil(lp.value - 1e-6))
-        best, lay, best_x = None, None, None
-        if len(g.sets) >= SEARCH_SETS:
+        best, lay, best_x = saved_best, saved_lay, None
+        if len(g.sets) >= SEARCH_SETS and (best is None or lb < best):
             c, used = _lp_guided_search(g, red.weights, lp.x, seed, search_steps, share)
-            best, lay = c, steiner_layout(used, list(masks), red.weights, red.groups)
+            if best is None or c < best:
+                best, lay = c, steiner_layout(used, list(masks), red.weights, red.groups)
+                if ck is not None:
+                    ck.save(idx, g, red.groups, layout=lay)
         left = None if c_end is None else c_end - time.perf_counter()
         bound, status = lb, "optimal"
-        if best is None or lb < best:
-            fz, fo = (None, None) if best is None else reduced_cost_fixing(lp.value, lp.reduced, best)
+        if best is not None and lb < best:
+            fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
+            fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+            if not fix.feasible:  # no arborescence below the best: proved without the tree
+                bound = best
+                proved.add("reduction")
+            fz, fo = fix.zero, fix.one
+        if best is None or bound < best:
+            fz, fo = (None, None) if best is None else (fz, fo)
             if best is not None and len(g.sets) >= SEARCH_SETS:
                 support = (lp.x < 1e-6) | fz
                 st, b, x, _ = branch_and_cut(g, subdags, time_limit=None if left is None else 0.25 * left,
@@ -323,19 +350,29 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                 if x is not None and int(g.costs[x].sum()) < best:
                     best, best_x = int(g.costs[x].sum()), x
                     lay = arborescence_layout(g, x, red.groups)
+                    if ck is not None:
+                        ck.save(idx, g, red.groups, layout=lay)
                     fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
+                    fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+                    fz, fo = fix.zero, fix.one
+                    if not fix.feasible:
+                        bound = best
+                        proved.add("reduction")
+        if best is None or bound < best:
             left = None if c_end is None else c_end - time.perf_counter()
             st, b, x, _ = branch_and_cut(g, subdags, time_limit=left, fixed_zero=fz, fixed_one=fo, cuts=lp.cut_arcs,
                                          cutoff=best, start=best_x)
             if x is not None and (best is None or int(g.costs[x].sum()) < best):
                 best = int(g.costs[x].sum())
                 lay = arborescence_layout(g, x, red.groups)
+                if ck is not None:
+                    ck.save(idx, g, red.groups, layout=lay)
             if b is not None:
                 bound = max(bound, b if best is None else min(b, best))
             status = st
             if best is not None and bound >= best:
                 proved.add("lp" if lb >= best else "tree")  # the rounded-up root LP alone may meet it
-        else:
+        elif lb >= best:
             proved.add("lp")
         if best is not None and bound > best:
             raise RuntimeError(f"directed-cut bound {bound} above a layout of cost {best}")
