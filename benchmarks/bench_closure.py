@@ -332,7 +332,6 @@ def run_dcut(argv):
     p.add_argument("--label", default="", help="a word stored with the rows (which version of the solver ran)")
     a = p.parse_args(argv)
     out = Path(__file__).resolve().parent / "results" / "closure_dcut.json"
-    data = json.loads(out.read_text()) if out.exists() else {"rows": []}
     warm = zipf_unit(60, 6, 0, n=80)  # compile every kernel outside the timings
     opt_free_dcut(warm, time_limit=30)
     opt_free_closure(warm, time_limit=30)
@@ -369,8 +368,12 @@ def run_dcut(argv):
             assert o["lower"] <= d["upper"] and d["lower"] <= o["upper"], row  # brackets must meet
         row["load_average_after"] = os.getloadavg()
         print(json.dumps(row), flush=True)
+        # re-read before appending: two runs may share the file
+        data = json.loads(out.read_text()) if out.exists() else {"rows": []}
         data["rows"].append(row)
-        out.write_text(json.dumps(data, indent=1) + "\n")
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, out)
 
 
 def run_dcut_cert(argv):
