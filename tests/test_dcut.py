@@ -169,6 +169,14 @@ def test_out_of_time_gives_a_bracket_not_a_guess():
         assert r.value is None and r.gap > 0
 
 
+def test_a_cpu_second_limit_gives_a_bracket_too():
+    inst = from_lists([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3], [2, 3, 4]])
+    r = opt_free_dcut(inst, time_limit=30, clock="cpu")
+    assert r.optimal and r.value == opt_free(inst).value
+    with pytest.raises(ValueError, match="clock"):
+        opt_free_dcut(inst, clock="sundial")
+
+
 def test_layout_exact_bound_on_a_small_trace(tmp_path, capsys):
     import json
 
