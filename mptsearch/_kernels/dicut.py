@@ -103,8 +103,8 @@ def separate_all(x, todo, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
     last cut get capacity 1 and the flow is augmented again, so the next minimum cut lies
     elsewhere (Koch and Martin's nested cuts). Writes cut c's request, value, global nodes
     ``out_nodes[out_nptr[c]:out_nptr[c+1]]`` and global arcs likewise; returns the number of
-    cuts. The output arrays must hold ``todo.sum() * (2 + nested)`` cuts of the largest
-    sub-DAG's size."""
+    cuts. The output arrays should hold ``2 * (1 + nested) * todo.sum()`` cuts (two per round)
+    of the largest sub-DAG's size; the search stops early rather than write past them."""
     maxk = 0
     maxa = 0
     for r in range(len(node_ptr) - 1):
@@ -154,7 +154,7 @@ def separate_all(x, todo, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
                     _bfs(k, base, abase, k - 1, False, cap, flow, ltail, lhead, adj_ptr, adj_arc, seen, pred, queue)
                     for v in range(k):
                         inside[v] = seen[v]
-                if inside[0] or not inside[k - 1]:
+                if inside[0] or not inside[k - 1] or nc >= len(out_req):
                     continue
                 val = 0.0
                 a0 = out_aptr[nc]

@@ -257,7 +257,7 @@ def separate(x: np.ndarray, subdags: list, *, tol: float = TOL, back: bool = Tru
     p = _packed(subdags)
     nreq = len(p.node_ptr) - 1
     todo = np.ones(nreq, dtype=np.bool_) if todo is None else np.asarray(todo, dtype=np.bool_)
-    cap = int(todo.sum()) * (2 + nested)
+    cap = 2 * (1 + nested) * int(todo.sum())  # two cuts (source and sink side) per round
     out_req = np.empty(cap, np.int64)
     out_val = np.empty(cap, np.float64)
     out_nptr = np.zeros(cap + 1, np.int64)
