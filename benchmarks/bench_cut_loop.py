@@ -5,6 +5,7 @@ Usage (from the repository root; CPU seconds of this process, the machine may be
 
     python benchmarks/bench_cut_loop.py loop M SEED '{"nested": 2}' ['{...}' ...]
     python benchmarks/bench_cut_loop.py fixing M SEED UB [UB ...]
+    python benchmarks/bench_cut_loop.py tree M SEED SECONDS '{}' ours ['{...}' ...]
 
 ``loop`` runs a re-implementation of :func:`mptsearch.exact.dcut.cut_lp`'s loop with knobs
 (``nested`` cuts per request, ``maxcuts`` per round, ``drop_after`` slack rounds, ``lazy``: the
@@ -12,7 +13,11 @@ x(X -> Y) <= in(X) rows added only when violated, ``edge``: HiGHS's dual edge we
 on the largest component of ``zipf_unit(M, 10, SEED)`` (benchmarks/bench_closure.py) and
 prints the converged value, rounds, CPU seconds, HiGHS's share and its simplex iterations.
 ``fixing`` runs ``cut_lp`` to convergence and counts the arcs held at 0 by reduced-cost fixing
-and by :func:`mptsearch.exact.dcut_reduce.reduce_fixing` for each upper bound UB.
+and by :func:`mptsearch.exact.dcut_reduce.reduce_fixing` for each upper bound UB. ``tree``
+runs the root loop, the LP-guided search (its layout's cost is UB), the fixings, then SCIP's
+tree for SECONDS wall with each set of SCIP parameters in turn over SCIP's own defaults (``{}``:
+the defaults; ``ours``: :data:`mptsearch.exact.dcut_bnc.SCIP_PARAMS`) and prints its status,
+bound, layout and counts.
 """
 
 import json
@@ -105,6 +110,26 @@ def main():
         for cfg in sys.argv[4:]:
             v, r, cpu, lp_cpu, it = loop(g, sub, **json.loads(cfg))
             print(f"{cfg}: value {v:.3f} rounds {r} CPU {cpu:.2f} s, HiGHS {lp_cpu:.2f} s, {it} iterations", flush=True)
+    elif what == "tree":
+        from mptsearch.exact import dcut_bnc
+        from mptsearch.exact.dcut_bnc import _lp_guided_search, branch_and_cut
+
+        ours = dict(dcut_bnc.SCIP_PARAMS)
+        dcut_bnc.SCIP_PARAMS = {}  # each configuration below is over SCIP's own defaults
+        seconds = float(sys.argv[4])
+        lp = cut_lp(g, subdags=sub, tail_rounds=3)
+        best, _ = _lp_guided_search(g, red.weights, lp.x, 0, None, 60)
+        fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
+        fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+        print(f"root LP {lp.value:.3f}, layout {best}, {int(fix.zero.sum())} arcs at 0", flush=True)
+        for cfg in sys.argv[5:]:
+            params = ours if cfg == "ours" else json.loads(cfg)
+            stats = {}
+            c0 = time.process_time()
+            st, b, x, _ = branch_and_cut(g, sub, time_limit=seconds, fixed_zero=fix.zero, fixed_one=fix.one,
+                                         cuts=lp.cut_arcs, cutoff=best, params=params, stats=stats)
+            print(f"{cfg}: {st}, bound {b}, layout {None if x is None else int(g.costs[x].sum())}, "
+                  f"CPU {time.process_time() - c0:.1f} s, {stats}", flush=True)
     else:
         lp = cut_lp(g, subdags=sub)
         for ub in (int(u) for u in sys.argv[4:]):

@@ -62,9 +62,10 @@ nodes): δ⁻(W) is the same in D_R and in the whole graph. And for any S of the
 R ∈ S, ∅ ∉ S, W = S ∩ D_R has x(δ⁻(W)) <= x(δ⁻(S)) (an arc X -> Y entering W has X in D_R
 but not in W, hence not in S: it enters S too). So the least x(δ⁻(S)) over the cut rows of
 request R is the minimum ∅-R cut of D_R, the maximum ∅-R flow (max-flow min-cut), and a
-violated cut row exists for R iff that flow is below 1. From a maximum flow two minimum cuts are read: the *sink side* (the nodes from which R is
-reachable in the residual graph, the "back cut", closest to R) and the complement of the source
-side (the nodes not reachable from ∅), both with ∅ outside and R inside. The flows run in one
+violated cut row exists for R iff that flow is below 1. From a maximum flow two minimum cuts
+are read: the *sink side* (the nodes from which R is reachable in the residual graph, the "back
+cut", closest to R) and the complement of the source side (the nodes not reachable from ∅),
+both with ∅ outside and R inside. The flows run in one
 compiled call over all requests (:mod:`mptsearch._kernels.dicut`, shortest augmenting paths
 in floating point), each stopped as soon as it reaches ``1 - tol`` (the request is then not
 violated); a cut's value is recomputed from x and only a cut below ``1 - tol`` is added, so

@@ -78,9 +78,9 @@ class Checkpoint:
         return ",".join(str(int(i)) for i in idx)
 
     def component(self, idx, g, groups):
-        """(cut rows as (kind, arc ids), best cost or None, layout or None) for the component of requests ``idx`` over closure graph ``g`` (merged chunks
-        ``groups``). Cut node sets not in the closure, or holding no request of their row, are
-        refused."""
+        """(cut rows as (kind, arc ids), best cost or None, layout or None) for the component
+        of requests ``idx`` over closure graph ``g`` (merged chunks ``groups``). Cut node sets
+        not in the closure, or not holding the request of their row, are refused."""
         got = self.data["components"].get(self._name(idx))
         if got is None:
             return [], None, None

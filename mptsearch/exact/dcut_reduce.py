@@ -125,7 +125,7 @@ def reduce_fixing(g: ClosureGraph, zero: np.ndarray | None = None, one: np.ndarr
     order = depth_order(g)
     bound = lb is not None and reduced is not None and upper is not None
     dplus = np.maximum(np.asarray(reduced, dtype=np.float64), 0.0) if bound else None
-    tails, heads = g.tails.tolist(), g.heads.tolist()
+    tails = g.tails.tolist()
     while True:
         if (zero & one).any():
             return Fixing(zero, one, False)
