@@ -32,8 +32,11 @@ any two methods prove is compared (assert).
 
 The directed-cut comparison: ``--dcut M:K:SEED,...`` (repeatable) runs the present program
 and :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` on unit-weight Zipf instances
-(:func:`zipf_unit`) and appends to benchmarks/results/closure_dcut.json; ``--dcut-table``
-prints its table; ``--dcut-cert M:K:SEED`` runs ``certify --free-by dual`` and ``check`` on one
+(:func:`zipf_unit`), ``--dcut-dense N:K:M`` on the dense suite's first k-uniform family on N
+chunks, and appends to benchmarks/results/closure_dcut.json (``--skip-old``: the directed cuts
+only; ``--clock cpu``: their limit in CPU seconds of this process; ``--label``: a word kept with
+the rows); ``--dcut-table`` prints its table (``--labelled``: the labelled rows only);
+``--dcut-cert M:K:SEED`` runs ``certify --free-by dual`` and ``check`` on one
 (benchmarks/results/closure_dcut_cert.json).
 
 Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
@@ -409,13 +412,16 @@ def run_dcut_cert(argv):
         out.write_text(json.dumps(data, indent=1) + "\n")
 
 
-def dcut_table():
-    """The side-by-side table of docs/exact.md from benchmarks/results/closure_dcut.json."""
+def dcut_table(labelled=False):
+    """The side-by-side table of docs/exact.md from benchmarks/results/closure_dcut.json (with
+    ``labelled``, the rows run with a ``--label`` only)."""
     path = Path(__file__).resolve().parent / "results" / "closure_dcut.json"
     print("| instance | closure sets | present: bracket, gap (limit, CPU s) | directed cuts: bracket, gap "
           "(limit, wall / CPU s) | cover LP below best | cut LP below best | run |")
     print("|---|---|---|---|---|---|---|")
     for r in json.loads(path.read_text())["rows"]:
+        if labelled and not r.get("label"):
+            continue
         d = r["dcut"]
         o = r.get("cover")
         best = min(d["upper"], o["upper"]) if o else d["upper"]
@@ -437,7 +443,7 @@ def main():
     if "--dcut" in sys.argv or "--dcut-dense" in sys.argv:
         return run_dcut(sys.argv[1:])
     if "--dcut-table" in sys.argv:
-        return dcut_table()
+        return dcut_table(labelled="--labelled" in sys.argv)
     if "--table" in sys.argv:
         table()
         return
