@@ -32,8 +32,11 @@ any two methods prove is compared (assert).
 
 The directed-cut comparison: ``--dcut M:K:SEED,...`` (repeatable) runs the present program
 and :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` on unit-weight Zipf instances
-(:func:`zipf_unit`) and appends to benchmarks/results/closure_dcut.json; ``--dcut-table``
-prints its table; ``--dcut-cert M:K:SEED`` runs ``certify --free-by dual`` and ``check`` on one
+(:func:`zipf_unit`), ``--dcut-dense N:K:M`` on the dense suite's first k-uniform family on N
+chunks, and appends to benchmarks/results/closure_dcut.json (``--skip-old``: the directed cuts
+only; ``--clock cpu``: their limit in CPU seconds of this process; ``--label``: a word kept with
+the rows); ``--dcut-table`` prints its table (``--labelled``: the labelled rows only);
+``--dcut-cert M:K:SEED`` runs ``certify --free-by dual`` and ``check`` on one
 (benchmarks/results/closure_dcut_cert.json).
 
 Usage: python benchmarks/bench_closure.py --suite sunflowers --suite dense --suite zipf
@@ -322,40 +325,60 @@ def run_dcut(argv):
     from mptsearch.exact.dcut_bnc import opt_free_dcut
 
     p = argparse.ArgumentParser()
-    p.add_argument("--dcut", action="append", required=True, help="M:K:SEED[,SEED...]")
+    p.add_argument("--dcut", action="append", default=[], help="M:K:SEED[,SEED...]")
+    p.add_argument("--dcut-dense", action="append", default=[],
+                   help="N:K:M: the first sample of the dense suite's k-uniform family on N chunks (seed 25)")
     p.add_argument("--old-limit", type=float, default=120.0, help="wall seconds of the present program")
     p.add_argument("--new-limit", type=float, default=60.0, help="wall seconds of the directed-cut solver")
     p.add_argument("--new-limit-large", type=float, default=600.0, help="for m >= 500")
     p.add_argument("--skip-old", action="store_true")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                   help="what the directed-cut solver's limit counts (cpu: this process's CPU seconds)")
+    p.add_argument("--label", default="", help="a word stored with the rows (which version of the solver ran)")
     a = p.parse_args(argv)
     out = Path(__file__).resolve().parent / "results" / "closure_dcut.json"
-    data = json.loads(out.read_text()) if out.exists() else {"rows": []}
+    warm = zipf_unit(60, 6, 0, n=80)  # compile every kernel outside the timings
+    opt_free_dcut(warm, time_limit=30)
+    opt_free_closure(warm, time_limit=30)
+    jobs = []
     for spec in a.dcut:
         m, k, seeds = spec.split(":")
         for seed in seeds.split(","):
             m, k, seed = int(m), int(k), int(seed)
-            inst = zipf_unit(m, k, seed)
-            row = {"instance": f"zipf-unit m={m} k={k} #{seed}", "m": m, "k": k, "seed": seed,
-                   "git_commit": git_commit(), "load_average_before": os.getloadavg()}
-            if not a.skip_old:
-                c0, t0 = time.process_time(), time.perf_counter()
-                r = opt_free_closure(inst, time_limit=a.old_limit)
-                row["cover"] = {"lower": r.lower, "upper": r.upper, "optimal": r.optimal, "gap": r.gap,
-                                "lp": r.lp_bound, "limit": a.old_limit, "seconds": time.perf_counter() - t0,
-                                "cpu": time.process_time() - c0, "sets": r.sets}
-            limit = a.new_limit_large if m >= 500 else a.new_limit
+            jobs.append((f"zipf-unit m={m} k={k} #{seed}", m, k, seed, lambda m=m, k=k, seed=seed: zipf_unit(m, k, seed)))
+    for spec in a.dcut_dense:
+        n, k, m = (int(v) for v in spec.split(":"))
+        name = f"{k}-uniform n={n} m={m} #0"
+        jobs.append((name, m, k, 25, lambda name=name: next(i for nm, i in dense_suite(1, 25) if nm == name)))
+    for name, m, k, seed, make in jobs:
+        inst = make()
+        row = {"instance": name, "m": m, "k": k, "seed": seed,
+               "git_commit": git_commit(), "load_average_before": os.getloadavg()}
+        if not a.skip_old:
             c0, t0 = time.process_time(), time.perf_counter()
-            r = opt_free_dcut(inst, time_limit=limit)
-            row["dcut"] = {"lower": r.lower, "upper": r.upper, "optimal": r.optimal, "gap": r.gap,
-                           "lp": r.lp_bound, "limit": limit, "seconds": time.perf_counter() - t0,
-                           "cpu": time.process_time() - c0, "status": r.status, "sets": r.sets}
-            if "cover" in row:
-                o, d = row["cover"], row["dcut"]
-                assert o["lower"] <= d["upper"] and d["lower"] <= o["upper"], row  # brackets must meet
-            row["load_average_after"] = os.getloadavg()
-            print(json.dumps(row), flush=True)
-            data["rows"].append(row)
-            out.write_text(json.dumps(data, indent=1) + "\n")
+            r = opt_free_closure(inst, time_limit=a.old_limit)
+            row["cover"] = {"lower": r.lower, "upper": r.upper, "optimal": r.optimal, "gap": r.gap,
+                            "lp": r.lp_bound, "limit": a.old_limit, "seconds": time.perf_counter() - t0,
+                            "cpu": time.process_time() - c0, "sets": r.sets}
+        limit = a.new_limit_large if m >= 500 else a.new_limit
+        c0, t0 = time.process_time(), time.perf_counter()
+        r = opt_free_dcut(inst, time_limit=limit, clock=a.clock)
+        row["dcut"] = {"lower": r.lower, "upper": r.upper, "optimal": r.optimal, "gap": r.gap,
+                       "lp": r.lp_bound, "limit": limit, "clock": a.clock, "seconds": time.perf_counter() - t0,
+                       "cpu": time.process_time() - c0, "status": r.status, "sets": r.sets}
+        if a.label:
+            row["label"] = a.label
+        if "cover" in row:
+            o, d = row["cover"], row["dcut"]
+            assert o["lower"] <= d["upper"] and d["lower"] <= o["upper"], row  # brackets must meet
+        row["load_average_after"] = os.getloadavg()
+        print(json.dumps(row), flush=True)
+        # re-read before appending: two runs may share the file
+        data = json.loads(out.read_text()) if out.exists() else {"rows": []}
+        data["rows"].append(row)
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, out)
 
 
 def run_dcut_cert(argv):
@@ -389,13 +412,16 @@ def run_dcut_cert(argv):
         out.write_text(json.dumps(data, indent=1) + "\n")
 
 
-def dcut_table():
-    """The side-by-side table of docs/exact.md from benchmarks/results/closure_dcut.json."""
+def dcut_table(labelled=False):
+    """The side-by-side table of docs/exact.md from benchmarks/results/closure_dcut.json (with
+    ``labelled``, the rows run with a ``--label`` only)."""
     path = Path(__file__).resolve().parent / "results" / "closure_dcut.json"
     print("| instance | closure sets | present: bracket, gap (limit, CPU s) | directed cuts: bracket, gap "
-          "(limit, wall / CPU s) | cover LP below best | cut LP below best |")
-    print("|---|---|---|---|---|---|")
+          "(limit, wall / CPU s) | cover LP below best | cut LP below best | run |")
+    print("|---|---|---|---|---|---|---|")
     for r in json.loads(path.read_text())["rows"]:
+        if labelled and not r.get("label"):
+            continue
         d = r["dcut"]
         o = r.get("cover")
         best = min(d["upper"], o["upper"]) if o else d["upper"]
@@ -404,18 +430,20 @@ def dcut_table():
             return f"{c['upper']:,}" if c["optimal"] else f"{c['lower']:,}..{c['upper']:,}"
 
         old = "-" if o is None else f"{br(o)}, {100 * o['gap']:.2f}% ({o['limit']:g} s, {o['cpu']:.3g})"
+        unit = "CPU s" if d.get("clock") == "cpu" else "s"
         lp_old = "-" if o is None else f"{100 * (best - o['lp']) / best:.2f}%"
-        print(f"| {r['instance']} | {d['sets']:,} | {old} | {br(d)}, {100 * d['gap']:.2f}% ({d['limit']:g} s, "
-              f"{d['seconds']:.3g} / {d['cpu']:.3g}) | {lp_old} | {100 * (best - d['lp']) / best:.2f}% |")
+        print(f"| {r['instance']} | {d['sets']:,} | {old} | {br(d)}, {100 * d['gap']:.2f}% ({d['limit']:g} {unit}, "
+              f"{d['seconds']:.3g} / {d['cpu']:.3g}) | {lp_old} | {100 * (best - d['lp']) / best:.2f}% | "
+              f"{r.get('label') or '-'} |")
 
 
 def main():
     if "--dcut-cert" in sys.argv:
         return run_dcut_cert(sys.argv[1:])
-    if "--dcut" in sys.argv:
+    if "--dcut" in sys.argv or "--dcut-dense" in sys.argv:
         return run_dcut(sys.argv[1:])
     if "--dcut-table" in sys.argv:
-        return dcut_table()
+        return dcut_table(labelled="--labelled" in sys.argv)
     if "--table" in sys.argv:
         table()
         return

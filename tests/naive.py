@@ -627,6 +627,36 @@ def naive_min_dicut(tails, heads, x, root, target, nodes) -> float:
     return best
 
 
+def naive_fixed_arborescence(nsets, tails, heads, costs, requests, zero, one):
+    """Least cost of an arborescence rooted at node 0 over the arcs not in ``zero``, using every
+    arc in ``one`` and reaching every request, on a DAG (every arc from a smaller node set to a
+    larger one, so any choice of one parent per node is acyclic), or None when there is none:
+    for every set U of the other nodes holding the requests, each node of U takes its cheapest
+    allowed parent in U ∪ {0} (a forced arc's parent when it has one), by listing every U."""
+    steiner = [v for v in range(1, nsets) if v not in set(requests)]
+    best = None
+    for bits in range(1 << len(steiner)):
+        U = set(requests) | {v for i, v in enumerate(steiner) if bits >> i & 1}
+        inside = U | {0}
+        if any(not (heads[a] in U and tails[a] in inside) for a in range(len(tails)) if one[a]):
+            continue
+        total = 0
+        for v in U:
+            forced = [a for a in range(len(tails)) if one[a] and heads[a] == v]
+            if len(forced) > 1:
+                total = None
+                break
+            allowed = forced or [a for a in range(len(tails)) if heads[a] == v and tails[a] in inside
+                                 and not zero[a]]
+            if not allowed:
+                total = None
+                break
+            total += min(costs[a] for a in allowed)
+        if total is not None and (best is None or total < best):
+            best = total
+    return best
+
+
 # ---- tables (mptsearch.tables) -----------------------------------------------------------------
 
 def naive_table_prefill(prompts) -> int:

@@ -83,6 +83,38 @@ def test_separation_finds_the_least_cut_of_every_request():
     assert checked > 50
 
 
+def _assert_valid_cuts(g, cuts, x, per_request):
+    tails, heads = g.tails.tolist(), g.heads.tolist()
+    count = {}
+    for r, nodes, arcs in cuts:
+        S = set(nodes)
+        assert g.requests[r] in S and 0 not in S
+        assert sorted(arcs.tolist()) == [a for a in range(len(tails)) if heads[a] in S and tails[a] not in S]
+        assert x[arcs].sum() < 1 - 1e-6
+        count[r] = count.get(r, 0) + 1
+    assert max(count.values(), default=0) <= per_request
+    return count
+
+
+def test_nested_cuts_are_valid_and_all_returned():
+    # 63 of the 5-sets of 9 chunks: at the cover LP's point the requests give more than 2 + nested
+    # cuts each on average (337 with nested = 2: an output sized for 4 a request overflowed)
+    import itertools
+
+    inst = from_lists([list(c) for c in random.Random(0).sample(list(itertools.combinations(range(9), 5)), 63)])
+    (g,) = _components(inst)[1]
+    sub = request_subdags(g)
+    x = cut_lp(g, subdags=sub, max_rounds=0).x
+    for nested in (0, 2):
+        count = _assert_valid_cuts(g, separate(x, sub, nested=nested), x, 2 * (1 + nested))
+        assert sum(count.values()) > (2 + nested) * len(g.requests) or nested == 0
+    rng = np.random.default_rng(5)
+    for inst in _random_instances(25, 30, max_n=6, max_m=7):
+        for g in _components(inst)[1]:
+            x = rng.random(len(g.tails)) * 0.7
+            _assert_valid_cuts(g, separate(x, request_subdags(g), nested=3), x, 8)
+
+
 def _check_cut_lp_between(seed, count):
     stronger = 0
     for inst in _random_instances(seed, count):
@@ -167,6 +199,14 @@ def test_out_of_time_gives_a_bracket_not_a_guess():
     assert r.lower <= r.upper == trie_cost(inst, r.layout)
     if not r.optimal:
         assert r.value is None and r.gap > 0
+
+
+def test_a_cpu_second_limit_gives_a_bracket_too():
+    inst = from_lists([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3], [2, 3, 4]])
+    r = opt_free_dcut(inst, time_limit=30, clock="cpu")
+    assert r.optimal and r.value == opt_free(inst).value
+    with pytest.raises(ValueError, match="clock"):
+        opt_free_dcut(inst, clock="sundial")
 
 
 def test_layout_exact_bound_on_a_small_trace(tmp_path, capsys):

@@ -24,7 +24,15 @@ max-flow in *every* node of the tree, not only at the root. Per component:
    arborescence cheaper than UB and is held at 0; an arc with LB_LP - d_a > UB - 1 is held at
    1. The tree then searches for a layout of cost <= UB - 1 under these fixings (an objective
    limit), and the lower bound is min(UB, the tree's bound): either the optimum costs >= UB,
-   or it is in the restricted program.
+   or it is in the restricted program. The fixing is then extended by the DAG reductions of
+   :mod:`mptsearch.exact.dcut_reduce` (degree tests and bound-based arc elimination along
+   reduced-cost paths, proved there to keep every optimum costing <= UB - 1); when they leave
+   no arborescence at all, none costs below UB and the layout of cost UB is optimal. Measured
+   on the m = 200 Zipf instance of :mod:`mptsearch.exact.dcut` (seed 1, 6,820 arcs, root LP
+   1,236.10; ``python benchmarks/bench_cut_loop.py fixing 200 1 1239 1238``): with UB = 1,239
+   the per-arc test holds 165 arcs at 0, the reductions 717; with UB = 1,238, 1,604 and
+   2,669. The LP's dual is degenerate (most reduced costs are 0), so the per-arc test alone
+   deletes few arcs at a gap of 0.2%.
 4. **Branch-and-cut** in SCIP (PySCIPOpt, a constraint handler written here): separation of
    the violated cuts on every node's LP solution, enforcement on integral points (a 0/1 point
    not reaching a request violates a cut of value 0, which is added), a check that every
@@ -34,6 +42,10 @@ max-flow in *every* node of the tree, not only at the root. Per component:
 Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a guess: LB is
 the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), UB the trie cost of
 the best layout.
+
+With a checkpoint file (:mod:`mptsearch.exact.dcut_checkpoint`) each component's root cut rows
+and best layout are saved as they improve, and a later run on the same instance starts from
+them (its bounds proved again).
 
 **Why SCIP and not an own branch-and-bound over HiGHS.** SCIP (Apache-2.0; PySCIPOpt MIT,
 manylinux wheels with SCIP bundled) takes cut separation as a Python callback, the way
@@ -59,6 +71,14 @@ __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "opt_free_d
 
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
+TAIL_ROUNDS = 3  # root tailing off: the tree separates on
+#: SCIP parameters of the tree beyond its defaults: SCIP's own general-purpose separators off (the
+#: directed cuts are the ones that pay here) and five root separation rounds (the HiGHS root loop
+#: has separated already). Measured once, m = 200 seed 1 of the Zipf suite after its root loop,
+#: 60 s wall each on a loaded machine: 37,793 LP iterations, dual bound 1,236.10 -> 1,236.24 and a
+#: layout of 1,240 found, against 12,638 iterations, no bound progress and no layout by default.
+SCIP_PARAMS: dict = {"separating/maxroundsroot": 5, **{f"separating/{s}/freq": -1 for s in (
+    "gomory", "cmir", "aggregation", "zerohalf", "clique", "flowcover")}}
 
 
 def reachable_all(g: ClosureGraph, used: np.ndarray) -> bool:
@@ -122,12 +142,16 @@ def _handler_class():
 
 
 def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, fixed_zero=None, fixed_one=None,
-                   cuts: list = (), cutoff: float | None = None, start: np.ndarray | None = None):
+                   cuts: list = (), cutoff: float | None = None, start: np.ndarray | None = None,
+                   params: dict | None = None, stats: dict | None = None, clock: str = "wall"):
     """The 0/1 directed-cut program of one component by SCIP: (status, lower bound, used arcs
     or None, nodes). ``fixed_zero``/``fixed_one`` (bool arrays) hold arcs at 0/1; ``cuts`` are
     initial cut rows (arc id arrays); ``cutoff`` asks for solutions of cost below it only
     (then an "infeasible" status means none exists, and the lower bound returned is
-    ``cutoff``); ``start`` an arborescence given as a first solution (SCIP checks it).
+    ``cutoff``); ``start`` an arborescence given as a first solution (SCIP checks it); ``params`` SCIP
+    parameters set after those of :data:`SCIP_PARAMS`; ``stats``, a dict, receives SCIP's
+    node and LP iteration counts, the cuts the handler added and SCIP's solving time;
+    ``clock`` "wall" or "cpu": which seconds ``time_limit`` counts (SCIP's ``timing/clocktype``).
 
     The lower bound is SCIP's dual bound rounded up (costs are integers): a solver's word.
     """
@@ -142,6 +166,9 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     m.setParam("limits/gap", 0.0)
     m.setParam("limits/absgap", 0.0)
     m.setParam("randomization/randomseedshift", 0)
+    for k, v in {**SCIP_PARAMS, **(params or {})}.items():
+        m.setParam(k, v)
+    m.setParam("timing/clocktype", 1 if clock == "cpu" else 2)
     if time_limit is not None:
         m.setParam("limits/time", max(0.1, float(time_limit)))
     xs = []
@@ -175,6 +202,9 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     m.optimize()
     status = m.getStatus()
     nodes = m.getNNodes()
+    if stats is not None:
+        stats.update(nodes=nodes, lp_iterations=m.getNLPIterations(), separated=handler.added,
+                     seconds=m.getSolvingTime(), dual_bound=m.getDualbound())
     x = None
     if m.getNSols() > 0:
         best = m.getBestSol()
@@ -226,7 +256,8 @@ def _lp_guided_search(g, weights, x, seed, steps, time_limit=None):
 
 
 def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = False, seed: int = 0,
-                  max_rounds: int = 50, search_steps: int | None = None):
+                  max_rounds: int = 50, search_steps: int | None = None, checkpoint=None,
+                  tail_rounds: int | None = TAIL_ROUNDS, clock: str = "wall"):
     """Exact OPT_free (any positive integer weights) by the directed-cut branch-and-cut of the
     module docstring; out of time, the bracket.
 
@@ -234,7 +265,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     ----------
     inst : Instance
     time_limit : float, optional
-        Wall seconds for the whole solve, shared among the components by their arcs.
+        Seconds for the whole solve, shared among the components by their arcs.
     keep_duals : bool
         Keep each component's root cut-LP duals and rows (for :mod:`mptsearch.verify.lpdual`).
     seed : int
@@ -246,6 +277,17 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         :func:`~mptsearch.exact.closure_search.default_steps`, its work scaled down to about 1 CPU s
         per 10 s of the component's time; fixed in advance, so the result does not depend on the
         machine's speed within a stage).
+    checkpoint : str or path, optional
+        A file (:mod:`mptsearch.exact.dcut_checkpoint`) holding each component's root cut rows
+        and best layout, rewritten atomically as they improve; when it exists (written for the
+        same instance) the run resumes from it: the root LP starts with its rows, its layout is
+        the first upper bound.
+    clock : str
+        "wall" (the default) or "cpu": whether ``time_limit`` counts wall seconds or this
+        process's CPU seconds (fair on a shared machine; SCIP counts CPU seconds too).
+    tail_rounds : int, optional
+        The root loop stops when this many rounds raised the bound by less than a relative
+        1e-5 (:func:`~mptsearch.exact.dcut.cut_lp`); None runs it to ``max_rounds`` or no cut.
 
     Returns
     -------
@@ -274,10 +316,16 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     from .closure_program import arborescence_layout
     from .closure_search import steiner_layout
     from .dcut import cut_lp, request_subdags
+    from .dcut_checkpoint import Checkpoint
+    from .dcut_reduce import reduce_fixing
 
+    if clock not in ("wall", "cpu"):
+        raise ValueError(f"clock must be 'wall' or 'cpu', not {clock!r}")
+    now = time.perf_counter if clock == "wall" else time.process_time
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + float(time_limit)
+    deadline = None if time_limit is None else now() + float(time_limit)
     red = reduce_instance(inst)
+    ck = None if checkpoint is None else Checkpoint(checkpoint, inst)
     layout: list = [None] * inst.m
     lower = upper = 0
     lp_total = 0.0
@@ -296,46 +344,71 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     for idx, masks, g in graphs:
         share = None
         if deadline is not None:
-            share = max(0.0, deadline - time.perf_counter()) * len(g.tails) / max(1, left_arcs)
+            share = max(0.0, deadline - now()) * len(g.tails) / max(1, left_arcs)
         left_arcs -= len(g.tails)
-        c_end = None if share is None else time.perf_counter() + share
+        c_end = None if share is None else now() + share
         nsets += len(g.sets)
         narcs += len(g.tails)
         subdags = request_subdags(g)
-        lp_end = None if c_end is None else time.perf_counter() + 0.5 * share
-        lp = cut_lp(g, deadline=lp_end, max_rounds=max_rounds, subdags=subdags)
+        lp_end = None if c_end is None else now() + 0.5 * share
+        saved_cuts, saved_best, saved_lay = ([], None, None) if ck is None else ck.component(idx, g, red.groups)
+        lp = cut_lp(g, deadline=lp_end, max_rounds=max_rounds, subdags=subdags, cuts=saved_cuts, target=saved_best,
+                    tail_rounds=tail_rounds, clock=now)
         lp_total += lp.value
+        if ck is not None:
+            ck.save(idx, g, red.groups, cuts=list(zip(lp.model.kinds[len(lp.model.kinds) - lp.cuts:], lp.cut_arcs)))
         if keep_duals:
             duals.append((idx, g, lp.model, lp.duals, lp.value))
         lb = int(math.ceil(lp.value - 1e-6))
-        best, lay, best_x = None, None, None
-        if len(g.sets) >= SEARCH_SETS:
+        best, lay, best_x = saved_best, saved_lay, None
+        if len(g.sets) >= SEARCH_SETS and (best is None or lb < best):
             c, used = _lp_guided_search(g, red.weights, lp.x, seed, search_steps, share)
-            best, lay = c, steiner_layout(used, list(masks), red.weights, red.groups)
-        left = None if c_end is None else c_end - time.perf_counter()
+            if best is None or c < best:
+                best, lay = c, steiner_layout(used, list(masks), red.weights, red.groups)
+                if ck is not None:
+                    ck.save(idx, g, red.groups, layout=lay)
+        left = None if c_end is None else c_end - now()
         bound, status = lb, "optimal"
-        if best is None or lb < best:
-            fz, fo = (None, None) if best is None else reduced_cost_fixing(lp.value, lp.reduced, best)
+        if best is not None and lb < best:
+            fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
+            fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+            if not fix.feasible:  # no arborescence below the best: proved without the tree
+                bound = best
+                proved.add("reduction")
+            fz, fo = fix.zero, fix.one
+        if best is None or bound < best:
+            fz, fo = (None, None) if best is None else (fz, fo)
             if best is not None and len(g.sets) >= SEARCH_SETS:
                 support = (lp.x < 1e-6) | fz
                 st, b, x, _ = branch_and_cut(g, subdags, time_limit=None if left is None else 0.25 * left,
-                                             fixed_zero=support, fixed_one=fo, cuts=lp.cut_arcs, cutoff=best)
+                                             fixed_zero=support, fixed_one=fo, cuts=lp.cut_arcs, cutoff=best,
+                                             clock=clock)
                 if x is not None and int(g.costs[x].sum()) < best:
                     best, best_x = int(g.costs[x].sum()), x
                     lay = arborescence_layout(g, x, red.groups)
+                    if ck is not None:
+                        ck.save(idx, g, red.groups, layout=lay)
                     fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
-            left = None if c_end is None else c_end - time.perf_counter()
+                    fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+                    fz, fo = fix.zero, fix.one
+                    if not fix.feasible:
+                        bound = best
+                        proved.add("reduction")
+        if best is None or bound < best:
+            left = None if c_end is None else c_end - now()
             st, b, x, _ = branch_and_cut(g, subdags, time_limit=left, fixed_zero=fz, fixed_one=fo, cuts=lp.cut_arcs,
-                                         cutoff=best, start=best_x)
+                                         cutoff=best, start=best_x, clock=clock)
             if x is not None and (best is None or int(g.costs[x].sum()) < best):
                 best = int(g.costs[x].sum())
                 lay = arborescence_layout(g, x, red.groups)
+                if ck is not None:
+                    ck.save(idx, g, red.groups, layout=lay)
             if b is not None:
                 bound = max(bound, b if best is None else min(b, best))
             status = st
             if best is not None and bound >= best:
                 proved.add("lp" if lb >= best else "tree")  # the rounded-up root LP alone may meet it
-        else:
+        elif lb >= best:
             proved.add("lp")
         if best is not None and bound > best:
             raise RuntimeError(f"directed-cut bound {bound} above a layout of cost {best}")

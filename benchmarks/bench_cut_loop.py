@@ -1,0 +1,144 @@
+"""The root cut loop of the directed-cut LP, variant by variant, and how many arcs the fixings
+delete (the figures in the docstrings of mptsearch/exact/dcut.py and dcut_bnc.py).
+
+Usage (from the repository root; CPU seconds of this process, the machine may be shared):
+
+    python benchmarks/bench_cut_loop.py loop M SEED '{"nested": 2}' ['{...}' ...]
+    python benchmarks/bench_cut_loop.py fixing M SEED UB [UB ...]
+    python benchmarks/bench_cut_loop.py tree M SEED SECONDS '{}' ours ['{...}' ...]
+
+``loop`` runs a re-implementation of :func:`mptsearch.exact.dcut.cut_lp`'s loop with knobs
+(``nested`` cuts per request, ``maxcuts`` per round, ``drop_after`` slack rounds, ``lazy``: the
+x(X -> Y) <= in(X) rows added only when violated, ``edge``: HiGHS's dual edge weight strategy)
+on the largest component of ``zipf_unit(M, 10, SEED)`` (benchmarks/bench_closure.py) and
+prints the converged value, rounds, CPU seconds, HiGHS's share and its simplex iterations.
+``fixing`` runs ``cut_lp`` to convergence and counts the arcs held at 0 by reduced-cost fixing
+and by :func:`mptsearch.exact.dcut_reduce.reduce_fixing` for each upper bound UB. ``tree``
+runs the root loop, the LP-guided search (its layout's cost is UB), the fixings, then SCIP's
+tree for SECONDS wall with each set of SCIP parameters in turn over SCIP's own defaults (``{}``:
+the defaults; ``ours``: :data:`mptsearch.exact.dcut_bnc.SCIP_PARAMS`) and prints its status,
+bound, layout and counts.
+"""
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_closure import zipf_unit  # noqa: E402
+from mptsearch.exact.closure import closure_graph, reduce_instance  # noqa: E402
+from mptsearch.exact.closure_program import _new_highs  # noqa: E402
+from mptsearch.exact.dcut import TOL, _add_rows, _base_rows, cut_lp, request_subdags, separate  # noqa: E402
+from mptsearch.exact.dcut_bnc import reduced_cost_fixing  # noqa: E402
+from mptsearch.exact.dcut_reduce import reduce_fixing  # noqa: E402
+
+
+def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, max_rounds=60, edge=None):
+    t0 = time.process_time()
+    h = _new_highs()
+    for k, v in {"output_flag": False, "threads": 1, "presolve": "off", "solver": "simplex"}.items():
+        h.setOptionValue(k, v)
+    if edge is not None:
+        h.setOptionValue("simplex_dual_edge_weight_strategy", edge)
+    na = len(g.tails)
+    h.addVars(na, np.zeros(na), np.ones(na))
+    h.changeColsCost(na, np.arange(na, dtype=np.int32), g.costs.astype(np.float64))
+    rows, lo, hi, kinds = _base_rows(g)
+    nin = sum(1 for k in kinds if k[0] == "in")
+    chunk_rows = rows[nin:]
+    nbase = nin if lazy else len(rows)
+    _add_rows(h, rows[:nbase], lo[:nbase], hi[:nbase])
+    active, keys = [], set()
+    lp_cpu, iters, rounds = 0.0, 0, 0
+    while True:
+        s = time.process_time()
+        h.run()
+        lp_cpu += time.process_time() - s
+        iters += h.getInfo().simplex_iteration_count
+        sol = h.getSolution()
+        x, duals = np.array(sol.col_value), np.array(sol.row_dual)
+        value = h.getInfo().objective_function_value
+        if rounds >= max_rounds:
+            break
+        cd = duals[nbase:]
+        keep, drop = [], []
+        for j, c in enumerate(active):
+            act = float(x[c[0]] @ c[1])
+            loose = (act > c[2] + 1e-6 if c[3] == np.inf else act < c[3] - 1e-6) and abs(cd[j]) < 1e-12
+            c[4] = c[4] + 1 if loose else 0
+            (drop if c[4] >= drop_after else keep).append(j)
+        if drop:
+            h.deleteRows(len(drop), np.array([nbase + j for j in drop], dtype=np.int32))
+            for j in drop:
+                keys.discard(active[j][5])
+        active = [active[j] for j in keep]
+        new = []
+        if lazy:
+            for i, (idx, val) in enumerate(chunk_rows):
+                if float(x[idx] @ val) > 1e-6 and ("c", i) not in keys:
+                    new.append([idx, val, -np.inf, 0.0, 0, ("c", i)])
+        found = []
+        for _, _, arcs in separate(x, sub, tol=TOL, back=back, nested=nested):
+            key = tuple(sorted(arcs.tolist()))
+            if key not in keys:
+                found.append((x[arcs].sum(), [arcs.astype(np.int32), np.ones(len(arcs)), 1.0, np.inf, 0, key]))
+        found.sort(key=lambda t: t[0])
+        new += [c for _, c in (found[:maxcuts] if maxcuts else found)]
+        rounds += 1
+        if not new:
+            break
+        for c in new:
+            keys.add(c[5])
+        _add_rows(h, [(c[0].astype(np.int32), c[1]) for c in new], [c[2] for c in new], [c[3] for c in new])
+        active.extend(new)
+    return value, rounds, time.process_time() - t0, lp_cpu, iters
+
+
+def main():
+    what, m, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    red = reduce_instance(zipf_unit(m, 10, seed))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    sub = request_subdags(g)
+    separate(np.zeros(len(g.tails)), sub)  # compile outside the timings
+    if what == "loop":
+        for cfg in sys.argv[4:]:
+            v, r, cpu, lp_cpu, it = loop(g, sub, **json.loads(cfg))
+            print(f"{cfg}: value {v:.3f} rounds {r} CPU {cpu:.2f} s, HiGHS {lp_cpu:.2f} s, {it} iterations", flush=True)
+    elif what == "tree":
+        from mptsearch.exact import dcut_bnc
+        from mptsearch.exact.dcut_bnc import _lp_guided_search, branch_and_cut
+
+        ours = dict(dcut_bnc.SCIP_PARAMS)
+        dcut_bnc.SCIP_PARAMS = {}  # each configuration below is over SCIP's own defaults
+        seconds = float(sys.argv[4])
+        lp = cut_lp(g, subdags=sub, tail_rounds=3)
+        best, _ = _lp_guided_search(g, red.weights, lp.x, 0, None, 60)
+        fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
+        fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+        print(f"root LP {lp.value:.3f}, layout {best}, {int(fix.zero.sum())} arcs at 0", flush=True)
+        for cfg in sys.argv[5:]:
+            params = ours if cfg == "ours" else json.loads(cfg)
+            stats = {}
+            c0 = time.process_time()
+            st, b, x, _ = branch_and_cut(g, sub, time_limit=seconds, fixed_zero=fix.zero, fixed_one=fix.one,
+                                         cuts=lp.cut_arcs, cutoff=best, params=params, stats=stats)
+            print(f"{cfg}: {st}, bound {b}, layout {None if x is None else int(g.costs[x].sum())}, "
+                  f"CPU {time.process_time() - c0:.1f} s, {stats}", flush=True)
+    else:
+        lp = cut_lp(g, subdags=sub)
+        for ub in (int(u) for u in sys.argv[4:]):
+            fz, fo = reduced_cost_fixing(lp.value, lp.reduced, ub)
+            fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=ub)
+            print(f"m={m} seed={seed} LP {lp.value:.3f} UB {ub}: arcs {len(g.tails)}, reduced-cost fixing "
+                  f"{int(fz.sum())} at 0, the reductions {int(fix.zero.sum())} at 0 and {int(fix.one.sum())} at 1"
+                  f"{'' if fix.feasible else ' (no arborescence below UB)'}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

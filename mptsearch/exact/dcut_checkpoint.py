@@ -1,0 +1,132 @@
+"""Checkpoints of the directed-cut branch-and-cut: a long proof resumes where it stopped.
+
+What is saved, per component (keyed by its request indices), is what a resumed run can use
+without trusting it: the root LP's cut rows, each as its node set S (the sets as chunk
+bitmasks over the instance's own chunks, never as arc numbers: the arcs entering S are
+recomputed from the closure on loading, so every row is again a valid directed cut of
+:mod:`mptsearch.exact.dcut`, whatever the file says), the best layout found (its cost is
+recomputed on the trie of the component's requests; a sequence that is not an ordering of
+its request is refused). No bound is taken from the file: a resumed run proves its bounds
+again, from a root LP that starts with the saved rows and a cutoff at the saved layout's
+cost. The instance's fingerprint must match (another instance's sets would be refused row by
+row anyway). The file is JSON, written to a temporary file beside it
+and renamed (atomic on POSIX), so an interrupted write leaves the previous checkpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..instance import InstanceError
+
+__all__ = ["FORMAT", "fingerprint", "Checkpoint", "CheckpointError"]
+
+FORMAT = "mptsearch-dcut-checkpoint-1"
+
+
+class CheckpointError(InstanceError):
+    """A checkpoint that does not belong to the instance or cannot be read."""
+
+
+def fingerprint(inst) -> str:
+    """SHA-256 of the instance's requests (as chunk sets, in order) and weights."""
+    h = hashlib.sha256()
+    h.update(json.dumps([sorted(int(x) for x in o) for o in inst.orders]).encode())
+    h.update(json.dumps([int(w) for w in inst.weights]).encode())
+    return h.hexdigest()
+
+
+def _prefix_cost(seqs, weights) -> int:
+    seen = set()
+    total = 0
+    for s in seqs:
+        for j in range(1, len(s) + 1):
+            p = tuple(s[:j])
+            if p not in seen:
+                seen.add(p)
+                total += int(weights[s[j - 1]])
+    return total
+
+
+class Checkpoint:
+    """A checkpoint file for one instance: :meth:`component` reads a component's saved state,
+    :meth:`save` records one and rewrites the file."""
+
+    def __init__(self, path, inst):
+        self.path = Path(path)
+        self.inst = inst
+        self.key = fingerprint(inst)
+        self.data = {"format": FORMAT, "instance": self.key, "components": {}}
+        if self.path.exists():
+            try:
+                got = json.loads(self.path.read_text())
+            except (OSError, ValueError) as e:
+                raise CheckpointError(f"checkpoint {self.path}: not readable ({e})") from None
+            if not isinstance(got, dict) or got.get("format") != FORMAT:
+                raise CheckpointError(f"checkpoint {self.path}: not a {FORMAT} file")
+            if got.get("instance") != self.key:
+                raise CheckpointError(f"checkpoint {self.path}: written for another instance")
+            self.data = got
+
+    @staticmethod
+    def _name(idx) -> str:
+        return ",".join(str(int(i)) for i in idx)
+
+    def component(self, idx, g, groups):
+        """(cut rows as (kind, arc ids), best cost or None, layout or None) for the component
+        of requests ``idx`` over closure graph ``g`` (merged chunks ``groups``). Cut node sets
+        not in the closure, or not holding the request of their row, are refused."""
+        got = self.data["components"].get(self._name(idx))
+        if got is None:
+            return [], None, None
+        index = {s: v for v, s in enumerate(g.sets)}
+        merged_of = {x: c for c, xs in enumerate(groups) for x in xs}
+        cuts = []
+        for r, members in got.get("cuts", []):
+            inside = np.zeros(len(g.sets), dtype=bool)
+            for orig in members:
+                mask = 0
+                for x in orig:
+                    if x not in merged_of:
+                        raise CheckpointError(f"checkpoint {self.path}: chunk {x} is in no request")
+                    mask |= 1 << merged_of[x]
+                if mask not in index or index[mask] == 0:
+                    raise CheckpointError(f"checkpoint {self.path}: a cut's set is not in the closure")
+                inside[index[mask]] = True
+            if not 0 <= r < len(g.requests) or not inside[g.requests[r]]:
+                raise CheckpointError(f"checkpoint {self.path}: a cut without its request")
+            arcs = np.flatnonzero(inside[g.heads] & ~inside[g.tails])
+            cuts.append((("cut", int(r), tuple(int(v) for v in np.flatnonzero(inside))), arcs))
+        layout = got.get("layout")
+        best = None
+        if layout is not None:
+            if len(layout) != len(idx) or any(sorted(s) != sorted(int(x) for x in self.inst.orders[i])
+                                               for i, s in zip(idx, layout)):
+                raise CheckpointError(f"checkpoint {self.path}: a layout that is not the requests'")
+            best = _prefix_cost(layout, self.inst.weights)
+        return cuts, best, layout
+
+    def save(self, idx, g, groups, *, cuts=None, layout=None):
+        """Record the component's cut rows (``cuts`` as (kind, arcs) with kind ("cut", r,
+        node ids)) and its best layout (each kept from before when None), then rewrite the file
+        atomically."""
+        entry = self.data["components"].setdefault(self._name(idx), {})
+        if cuts is not None:
+            out = []
+            for kind, _ in cuts:
+                if kind[0] != "cut":
+                    continue
+                members = [sorted(x for c in range(g.sets[v].bit_length()) if g.sets[v] >> c & 1 for x in groups[c])
+                           for v in kind[2]]
+                out.append([int(kind[1]), members])
+            entry["cuts"] = out
+        if layout is not None:
+            entry["layout"] = [[int(x) for x in s] for s in layout]
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        tmp.write_text(json.dumps(self.data) + "\n")
+        os.replace(tmp, self.path)
