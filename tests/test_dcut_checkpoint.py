@@ -76,3 +76,9 @@ def test_a_checkpoint_of_another_instance_or_tampered_is_refused(tmp_path):
     path.write_text(json.dumps(bad))
     with pytest.raises(CheckpointError, match="without its request"):
         opt_free_dcut(inst, checkpoint=path)
+    for shape in ({"cuts": None}, {"cuts": [[float(r), members]]}, {"cuts": [[r]]}):
+        bad = json.loads(json.dumps(doc))
+        bad["components"][key].update(shape)  # a malformed entry is a refused file, not a traceback
+        path.write_text(json.dumps(bad))
+        with pytest.raises(CheckpointError, match="malformed"):
+            opt_free_dcut(inst, checkpoint=path)

@@ -114,7 +114,6 @@ from .closure import ClosureGraph
 __all__ = ["CutModel", "SubDag", "SubDagList", "PackedSubDags", "pack_subdags", "request_subdags", "separate", "CutLP",
            "cut_lp"]
 
-_SCALE = 1_000_000  # capacities are x * _SCALE, rounded, for scipy's integer max-flow
 TOL = 1e-6
 NESTED = 2  # nested cuts per violated request and round (module docstring: fewer rounds, mixed CPU time)
 TAIL_TOL = 1e-5

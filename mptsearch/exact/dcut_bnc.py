@@ -40,8 +40,9 @@ max-flow in *every* node of the tree, not only at the root. Per component:
    are switched off (they assume every constraint is known in advance).
 
 Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a guess: LB is
-the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), UB the trie cost of
-the best layout.
+the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), or UB itself when
+the reductions of :mod:`mptsearch.exact.dcut_reduce` prove that no arborescence is cheaper
+(floating duals, not certified); UB is the trie cost of the best layout.
 
 With a checkpoint file (:mod:`mptsearch.exact.dcut_checkpoint`) each component's root cut rows
 and best layout are saved as they improve, and a later run on the same instance starts from
@@ -388,12 +389,15 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                     lay = arborescence_layout(g, x, red.groups)
                     if ck is not None:
                         ck.save(idx, g, red.groups, layout=lay)
-                    fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
-                    fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
-                    fz, fo = fix.zero, fix.one
-                    if not fix.feasible:
+                    if best <= lb:  # the support tree's layout meets the root LP's bound
                         bound = best
-                        proved.add("reduction")
+                    else:
+                        fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
+                        fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+                        fz, fo = fix.zero, fix.one
+                        if not fix.feasible:
+                            bound = best
+                            proved.add("reduction")
         if best is None or bound < best:
             left = None if c_end is None else c_end - now()
             st, b, x, _ = branch_and_cut(g, subdags, time_limit=left, fixed_zero=fz, fixed_one=fo, cuts=lp.cut_arcs,

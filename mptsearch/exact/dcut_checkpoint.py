@@ -9,7 +9,7 @@ recomputed on the trie of the component's requests; a sequence that is not an or
 its request is refused). No bound is taken from the file: a resumed run proves its bounds
 again, from a root LP that starts with the saved rows and a cutoff at the saved layout's
 cost. The instance's fingerprint must match (another instance's sets would be refused row by
-row anyway). The file is JSON, written to a temporary file beside it
+row, or are still valid cuts: each row is rebuilt as a cut of this closure). The file is JSON, written to a temporary file beside it
 and renamed (atomic on POSIX), so an interrupted write leaves the previous checkpoint.
 """
 
@@ -80,14 +80,27 @@ class Checkpoint:
     def component(self, idx, g, groups):
         """(cut rows as (kind, arc ids), best cost or None, layout or None) for the component
         of requests ``idx`` over closure graph ``g`` (merged chunks ``groups``). Cut node sets
-        not in the closure, or not holding the request of their row, are refused."""
+        not in the closure, or not holding the request of their row, are refused, and so is an
+        entry of the wrong shape (a request index that is not an integer, cuts that are not a
+        list)."""
+        try:
+            return self._component(idx, g, groups)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+            raise CheckpointError(f"checkpoint {self.path}: a malformed entry ({type(e).__name__}: {e})") from None
+
+    def _component(self, idx, g, groups):
         got = self.data["components"].get(self._name(idx))
         if got is None:
             return [], None, None
         index = {s: v for v, s in enumerate(g.sets)}
         merged_of = {x: c for c, xs in enumerate(groups) for x in xs}
         cuts = []
-        for r, members in got.get("cuts", []):
+        rows = got.get("cuts", [])
+        if not isinstance(rows, list):
+            raise TypeError("cuts must be a list")
+        for r, members in rows:
+            if type(r) is not int:
+                raise TypeError(f"a cut's request index {r!r} is not an integer")
             inside = np.zeros(len(g.sets), dtype=bool)
             for orig in members:
                 mask = 0

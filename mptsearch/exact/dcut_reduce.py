@@ -39,8 +39,8 @@ arc held at 1 so far):
 5. **Bound-based arc elimination (after Polzin and Vahdati Daneshmand's reduced-cost tests, as
    SCIP-Jack applies them).** Let LB be a dual bound of the cut LP with reduced costs d
    (:mod:`mptsearch.exact.dcut_bnc`, step 3): for every arborescence x,
-   c.x >= LB + sum_a d+_a x_a with d+ = max(d, 0) (the terms of the arcs with d_a < 0 are >= 0
-   and dropped). Let up(X) be the least d+-length of a path of usable arcs (not held at 0) from
+   c.x >= LB + sum_a d+_a x_a with d+ = max(d, 0) (LB includes the sum of the negative d_a, so
+   an arc with d_a < 0 adds |d_a| (1 - x_a) >= 0, which is dropped). Let up(X) be the least d+-length of a path of usable arcs (not held at 0) from
    ∅ to X, and down(Y) the least d+-length of a path of usable arcs from Y to a required node (0
    at one). If T uses the arc a = X -> Y, it holds a path from ∅ to X, the arc a and, by the
    lemma, a path from Y down to a required node; these arcs are distinct (their heads are
@@ -50,6 +50,15 @@ arc held at 1 so far):
    at 1: every arborescence of cost <= U - 1 uses it, T among them.)
 
 Tests 1-5 run to a fixpoint (each round recomputes up and down over the arcs still usable).
+The required nodes are computed once per round, so test 5 may use fewer than the fixing holds
+by then (test 3 can add arcs held at 1 in the same round): that is still sound, since the lemma
+needs only the requests and the heads of arcs held at 1, and a smaller set only lengthens
+down(Y).
+
+The bounds here are floating point: LB and d are HiGHS's objective and column duals, compared
+with a tolerance of 1e-6, not an exactly dual-feasible y. A value proved by these tests alone
+(status ``optimal (reduction)``) is therefore not covered by the exact LP-dual certificate of
+:mod:`mptsearch.verify.lpdual`, which rechecks ceil(LB_LP) only.
 """
 
 from __future__ import annotations
