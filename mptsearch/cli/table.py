@@ -76,7 +76,7 @@ def table(file, fmt, out, prompts_out, template, first, last, exclude, fd, token
     lay = reorder_model(model, method, bound=not no_bound, time_limit=time_limit)
     t_layout = time.perf_counter() - t1
     if out:
-        write_table(out, out_fmt, tab, lay.serve.tolist(), lay.field_orders.tolist())
+        write_table(out, out_fmt, tab, lay.serve, lay.field_orders)
     if prompts_out:
         from .._atomic import atomic_open
         import orjson

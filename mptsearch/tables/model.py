@@ -36,25 +36,12 @@ import numpy as np
 
 from ..instance import InstanceError
 from ..serving.sparse import SparseTrace, _assemble, lex_rank, orders_cost
-from .io import Table
-from .tokenize import get_counter
+from .io import Table, factorize
+from .tokenize import count_fields
 
 __all__ = ["TableModel", "table_model", "DEFAULT_TEMPLATE", "detect_fd_groups", "factorize"]
 
 DEFAULT_TEMPLATE = "{column}: {value}\n"
-
-
-def factorize(texts: list) -> tuple[np.ndarray, list]:
-    """(codes, distinct texts in first-seen order) of one column."""
-    try:
-        import pandas as pd
-
-        codes, uniques = pd.factorize(np.asarray(texts, dtype=object), sort=False)
-        return codes.astype(np.int64), list(uniques)
-    except ImportError:
-        index: dict = {}
-        codes = np.fromiter((index.setdefault(t, len(index)) for t in texts), dtype=np.int64, count=len(texts))
-        return codes, list(index)
 
 
 def _bijective(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> bool:
@@ -215,7 +202,6 @@ def table_model(table: Table, *, first=(), last=(), exclude=(), fd="auto", token
         template.format(column="c", value="v")
     except (KeyError, IndexError, ValueError) as exc:
         raise InstanceError(f"the template {template!r} does not format with {{column}} and {{value}} ({exc})") from None
-    count = get_counter(tokenizer)
     k = len(table.columns)
     codes: list = [None] * k
     nd: list = [0] * k
@@ -223,14 +209,13 @@ def table_model(table: Table, *, first=(), last=(), exclude=(), fd="auto", token
     offset = np.zeros(k, dtype=np.int64)
     total = 0
     for c in prompt:
-        codes[c], uniq = factorize(table.texts[c])
+        codes[c], uniq = table.column_codes(c)
         nd[c] = len(uniq)
         offset[c] = total
         total += len(uniq)
-        name = table.columns[c]
-        fweights.extend(count(template.format(column=name, value=v)) for v in uniq)
-        fchars.extend(len(v) for v in uniq)
-        fcol.extend([c] * len(uniq))
+        fweights.append(count_fields(tokenizer, template, table.columns[c], uniq))
+        fchars.append(np.fromiter(map(len, uniq), dtype=np.int64, count=len(uniq)))
+        fcol.append(np.full(len(uniq), c, dtype=np.int64))
     if total >= 2**31:
         raise InstanceError(f"{total} distinct fields: more than 2^31")
     fid = np.empty((table.size, len(prompt)), dtype=np.int32)
@@ -238,8 +223,7 @@ def table_model(table: Table, *, first=(), last=(), exclude=(), fd="auto", token
         fid[:, j] = codes[c] + offset[c]
     groups = _fd_groups(table, fd, free_i, codes, nd)
     model = TableModel(list(table.columns), first_i, last_i, free_i, groups, fid,
-                       np.asarray(fweights, dtype=np.int64), np.asarray(fchars, dtype=np.int64),
-                       np.asarray(fcol, dtype=np.int64), None, np.zeros(0, dtype=np.int64), template)
+                       np.concatenate(fweights).astype(np.int64), np.concatenate(fchars), np.concatenate(fcol), None, np.zeros(0, dtype=np.int64), template)
     if free_i:
         model.trace, model.chunk_group = _free_trace(model, codes)
     return model
