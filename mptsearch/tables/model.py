@@ -90,7 +90,7 @@ class TableModel:
         ``fchars`` the characters of its value (GGR's length), ``fcol`` its column.
     trace : SparseTrace
         The free trace: one line per row, one chunk per group; ``chunk_group`` the group of each
-        chunk.
+        chunk, ``chunk_chars`` its characters (of the group's values, GGR's length).
     """
 
     columns: list
@@ -105,6 +105,7 @@ class TableModel:
     trace: SparseTrace | None
     chunk_group: np.ndarray
     template: str
+    chunk_chars: np.ndarray | None = None
 
     @property
     def rows(self) -> int:
@@ -225,7 +226,7 @@ def table_model(table: Table, *, first=(), last=(), exclude=(), fd="auto", token
     model = TableModel(list(table.columns), first_i, last_i, free_i, groups, fid,
                        np.concatenate(fweights).astype(np.int64), np.concatenate(fchars), np.concatenate(fcol), None, np.zeros(0, dtype=np.int64), template)
     if free_i:
-        model.trace, model.chunk_group = _free_trace(model, codes)
+        model.trace, model.chunk_group, model.chunk_chars = _free_trace(model, codes)
     return model
 
 
@@ -251,7 +252,7 @@ def _fd_groups(table: Table, fd, free_i: list, codes: list, nd: list) -> list[li
     return sorted(groups, key=lambda g: g[0])
 
 
-def _free_trace(model: TableModel, codes: list) -> tuple[SparseTrace, np.ndarray]:
+def _free_trace(model: TableModel, codes: list) -> tuple[SparseTrace, np.ndarray, np.ndarray]:
     """The free trace: chunk = (first-column group, FD group, value), weight = the group's tokens."""
     rows = model.rows
     place = {c: j for j, c in enumerate(model.prompt_columns)}
@@ -263,20 +264,30 @@ def _free_trace(model: TableModel, codes: list) -> tuple[SparseTrace, np.ndarray
     G = len(model.groups)
     keys = np.empty((rows, G), dtype=np.int64)
     wsum = np.empty((rows, G), dtype=np.int64)
-    base = 0
+    csum = np.empty((rows, G), dtype=np.int64)
     for g, grp in enumerate(model.groups):
         lead = model.fid[:, place[grp[0]]].astype(np.int64)
         keys[:, g] = lead  # field ids of different columns never collide
         wsum[:, g] = sum(model.fweights[model.fid[:, place[c]]] for c in grp)
+        csum[:, g] = sum(model.fchars[model.fid[:, place[c]]] for c in grp)
     span = int(model.fweights.shape[0])
-    keys = pg[:, None] * span + keys
-    uniq, inv = np.unique(keys.ravel(), return_inverse=True)
-    inv = inv.reshape(-1).astype(np.int32)
-    n = len(uniq)
+    if nf:
+        keys = pg[:, None] * span + keys
+        uniq, inv = np.unique(keys.ravel(), return_inverse=True)
+        inv = inv.reshape(-1).astype(np.int32)
+        n = len(uniq)
+    else:  # field ids are already small integers: number the used ones in increasing order, no sort
+        used = np.zeros(span, dtype=np.bool_)
+        used[keys.ravel()] = True
+        new_id = np.cumsum(used, dtype=np.int64) - 1
+        inv = new_id[keys.ravel()].astype(np.int32)
+        n = int(used.sum())
     weights = np.empty(n, dtype=np.int64)
     weights[inv] = wsum.ravel()
+    chars = np.empty(n, dtype=np.int64)
+    chars[inv] = csum.ravel()
     chunk_group = np.empty(n, dtype=np.int64)
     chunk_group[inv] = np.broadcast_to(np.arange(G, dtype=np.int64), (rows, G)).ravel()
     indptr = np.arange(0, rows * G + 1, G, dtype=np.int64)
     tr = _assemble(list(range(rows)), tuple(range(n)), weights, indptr, inv)
-    return tr, chunk_group
+    return tr, chunk_group, chars
