@@ -78,6 +78,7 @@ def main() -> None:
         if p.returncode:
             raise SystemExit(p.stderr)
         doc = json.loads(p.stdout)
+        doc["out"] = os.path.basename(doc["out"])  # a temporary file: no machine path in the results
         rss_kb = next(int(line.split()[-1]) for line in p.stderr.splitlines() if "Maximum resident" in line)
         cpu = sum(float(line.split()[-1]) for line in p.stderr.splitlines()
                   if "User time (seconds)" in line or "System time (seconds)" in line)
