@@ -12,8 +12,10 @@ Scoring (whitespace tokens of ``"{column}: {value}\\n"``, every column in the pr
 output, the prefill with a one-row cache in the tool's own row order (GGR's setting: hits of
 consecutive rows), the prefill with an unbounded cache (the trie of its field orders), GGR's
 PHC in tokens and in squared characters. Ours is served in DFS order, where the two prefills
-are equal (Theorem 7). Time and peak memory (max RSS) per process. Writes
-benchmarks/results/tables.json and prints the Markdown table of docs/tables.md.
+are equal (Theorem 7). CPU time (user + system, the whole process, imports included), wall
+time and peak memory (max RSS) per process. Writes benchmarks/results/tables.json, prints the
+Markdown table and puts it into docs/tables.md between its markers (``--docs``: only that, from
+the JSON file).
 """
 
 from __future__ import annotations
@@ -86,9 +88,14 @@ def timed(cmd, timeout):
         return None, time.perf_counter() - t0, None, f"did not finish in {timeout:.0f} s"
     wall = time.perf_counter() - t0
     rss = next((int(x.split()[-1]) / 1024 for x in err.splitlines() if "Maximum resident" in x), None)
+    cpu = sum(float(x.split()[-1]) for x in err.splitlines() if "User time" in x or "System time" in x)
     if p.returncode:
         return None, wall, rss, err.strip().splitlines()[-1][:200] if err.strip() else "failed"
+    TIMED_CPU[0] = cpu  # user + system seconds of the whole process (imports included)
     return out, wall, rss, ""
+
+
+TIMED_CPU = [0.0]
 
 
 def run_ours(path: str, tmp: str, timeout: float) -> dict:
@@ -113,7 +120,8 @@ def run_ours(path: str, tmp: str, timeout: float) -> dict:
     field_cols = [[cols[c] for c in json.loads(r[k + 1])] for r in body]
     s = score(path, order, field_cols)
     assert s["prefill_unbounded"] == doc["prefill"] == s["prefill_one_row_cache"], (s, doc["prefill"])
-    return {**s, "seconds": wall, "max_rss_mb": rss, "method": doc["method"], "lower_bound": doc["lower_bound"],
+    return {**s, "seconds": wall, "process_cpu_seconds": TIMED_CPU[0], "max_rss_mb": rss, "method": doc["method"],
+            "time_limit": doc.get("time_limit"), "lower_bound": doc["lower_bound"],
             "bound": doc["bound"], "optimal": doc["optimal"], "given_prefill": doc["given_prefill"],
             "methods": doc["methods"], "fd_groups": doc["fd_groups"]}
 
@@ -127,7 +135,7 @@ def run_peer(peer: str, path: str, tmp: str, peers: str, timeout: float) -> dict
     with open(out) as fh:
         doc = json.load(fh)
     return {**score(path, doc["order"], doc["field_cols"]), "seconds": wall, "cpu_seconds": doc["cpu_seconds"],
-            "max_rss_mb": rss}
+            "process_cpu_seconds": TIMED_CPU[0], "max_rss_mb": rss}
 
 
 def main() -> None:
@@ -136,7 +144,13 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--cp-timeout", type=float, default=300.0)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--docs", action="store_true",
+                    help="Only rewrite the table of docs/tables.md from benchmarks/results/tables.json (no run).")
     args = ap.parse_args()
+    if args.docs:
+        with open(RESULTS) as fh:
+            write_docs(json.load(fh))
+        return
     results = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                            "load_avg_start": os.getloadavg()}, "tables": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -165,11 +179,27 @@ def main() -> None:
     results["machine"]["load_avg_end"] = os.getloadavg()
     _save(results)
     print(markdown(results))
+    if not args.only:
+        write_docs(results)
+
+
+RESULTS = os.path.join(ROOT, "benchmarks", "results", "tables.json")
+DOCS = os.path.join(ROOT, "docs", "tables.md")
+BEGIN, END = "<!-- table of benchmarks/bench_tables.py: begin -->", "<!-- table of benchmarks/bench_tables.py: end -->"
+
+
+def write_docs(results: dict) -> None:
+    """Put :func:`markdown` of ``results`` between the markers of docs/tables.md."""
+    with open(DOCS) as fh:
+        text = fh.read()
+    a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
+    with open(DOCS, "w") as fh:
+        fh.write(text[:a] + "\n" + markdown(results) + "\n" + text[b:])
 
 
 def _save(results: dict) -> None:
-    os.makedirs(os.path.join(ROOT, "benchmarks", "results"), exist_ok=True)
-    with open(os.path.join(ROOT, "benchmarks", "results", "tables.json"), "w") as fh:
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, "w") as fh:
         json.dump(results, fh, indent=1)
 
 
@@ -179,14 +209,18 @@ def _cell(r: dict, key: str) -> str:
 
 def markdown(results: dict) -> str:
     lines = ["| table | rows x cols | ours prefill | GGR prefill | ContextPilot prefill | ours PHC (tok / sq) "
-             "| GGR PHC (tok / sq) | lower bound (how) | gap | ours s / MB | GGR s / MB | ContextPilot s / MB |",
+             "| GGR PHC (tok / sq) | lower bound (how) | gap | ours CPU s / wall s / MB | GGR CPU s / wall s / MB "
+             "| ContextPilot CPU s / wall s / MB |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for t in results["tables"]:
         o, g, c = t["ours"], t["ggr"], t["contextpilot"]
         gap = (o["prefill_unbounded"] - o["lower_bound"]) / o["prefill_unbounded"] if "lower_bound" in o else None
 
         def sm(r):
-            return f"{r['seconds']:.1f} / {r['max_rss_mb']:.0f}" if r.get("max_rss_mb") else f"{r['seconds']:.0f} s: {r.get('error', '')}"
+            if not r.get("max_rss_mb"):
+                return f"{r['seconds']:.0f} s: {r.get('error', '')}"
+            cpu = f"{r['process_cpu_seconds']:.1f} / " if "process_cpu_seconds" in r else ""
+            return f"{cpu}{r['seconds']:.1f} / {r['max_rss_mb']:.0f}"
 
         lines.append(f"| {t['table']} | {t['rows']:,} x {t['columns']} | {_cell(o, 'prefill_one_row_cache')} | "
                      f"{_cell(g, 'prefill_one_row_cache')} | {_cell(c, 'prefill_one_row_cache')} | "

@@ -716,3 +716,31 @@ def naive_random_priority_expectation(requests):
         total += len(nodes)
         count += 1
     return Fraction(total, count)
+
+
+def naive_ggr_orders(rows, length) -> list:
+    """GGR's rule (Greedy Group Recursion) by recounting: in a group of rows take the chunk x
+    with the largest ``(rows of the group holding x - 1) * length[x]^2`` (ties: the larger
+    length, then the smaller id), split the rows holding it off into a group of their own (x
+    emitted in each), recurse into it, and go on with the rest. ``rows``: sets of chunk ids;
+    returns every row's chunk order."""
+    from collections import Counter
+
+    rem = [set(r) for r in rows]
+    out: list = [[] for _ in rows]
+
+    def group(members):
+        members = [i for i in members if rem[i]]
+        while members:
+            cnt = Counter(x for i in members for x in rem[i])
+            x = max(cnt, key=lambda y: ((cnt[y] - 1) * length[y] ** 2, length[y], -y))
+            child = [i for i in members if x in rem[i]]
+            for i in child:
+                out[i].append(x)
+                rem[i].discard(x)
+            taken = set(child)
+            members = [i for i in members if i not in taken]
+            group(child)
+
+    group(list(range(len(rows))))
+    return out

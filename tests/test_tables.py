@@ -208,3 +208,19 @@ def test_bad_jsonl_rows(tmp_path, capsys):
     assert main(["table", str(src)]) == 2
     err = capsys.readouterr().err
     assert one_line_error(err) and "lacks 'b'" in err
+
+
+def test_docs_benchmark_table_is_the_benchmarks_output():
+    """docs/tables.md's side-by-side table is the one benchmarks/bench_tables.py makes from its
+    results file (rewritten by ``--docs``), not typed by hand."""
+    import importlib.util
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("bench_tables", root / "benchmarks" / "bench_tables.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    text = (root / "docs" / "tables.md").read_text()
+    block = text[text.index(bench.BEGIN) + len(bench.BEGIN):text.index(bench.END)]
+    results = json.loads((root / "benchmarks" / "results" / "tables.json").read_text())
+    assert block.strip() == bench.markdown(results).strip()

@@ -309,15 +309,10 @@ def read_sparse(path: str, stdin=None, progress=None) -> SparseTrace:
     if fast is not None:
         return _finish(fast.labels, fast.codes, fast.toks, fast.lens, fast.ids, fast.linenos, where=str(path),
                        order=fast.order, tok_of=fast.tok_of, ids_unique=fast.ids_unique)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return parse_sparse(fh if progress is None else _reporting(fh, progress), where=str(path))
-    except FileNotFoundError:
-        raise InstanceError(f"no such file: {path}") from None
-    except OSError as exc:
-        raise InstanceError(f"cannot read trace {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InstanceError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    from .._files import read_errors
+
+    with read_errors(path, "trace "), open(path, encoding="utf-8") as fh:
+        return parse_sparse(fh if progress is None else _reporting(fh, progress), where=str(path))
 
 
 def _reporting(fh, progress, every: int = 65536):

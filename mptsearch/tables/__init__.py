@@ -100,7 +100,7 @@ def render_prompts(model: TableModel, table: Table, layout: TableLayout) -> list
 
 def reorder_table(data, *, columns=None, first=(), last=(), exclude=(), fd="auto", tokenizer="whitespace",
                   template: str = DEFAULT_TEMPLATE, method: str = "portfolio", bound: bool = True,
-                  time_limit: float = 10.0) -> TableResult:
+                  time_limit: float = 10.0, budget: float | None = None) -> TableResult:
     """Reorder a table's fields and rows for a prefix cache.
 
     Parameters
@@ -112,17 +112,22 @@ def reorder_table(data, *, columns=None, first=(), last=(), exclude=(), fd="auto
     tokenizer : "whitespace", "chars", "qwen" or a callable text -> token count
     template : how one field is rendered (``{column}``, ``{value}``)
     method : one of :data:`METHODS` (default: the portfolio, the best of all)
-    bound, time_limit : compute the lower bound, with the closure program limited to
+    bound, time_limit : compute the lower bound, with the directed-cut program limited to
         ``time_limit`` seconds
+    budget : seconds for the whole call (None: no limit): methods whose estimated time does not
+        fit what is left are skipped, GGR's rule always runs (:func:`.layout.reorder_model`)
 
     Returns
     -------
     TableResult
     """
+    import time
+
+    start = time.perf_counter()
     table, frame = _as_table(data, columns)
     model = table_model(table, first=first, last=last, exclude=exclude, fd=fd, tokenizer=tokenizer,
                         template=template)
-    lay = reorder_model(model, method, bound=bound, time_limit=time_limit)
+    lay = reorder_model(model, method, bound=bound, time_limit=time_limit, budget=budget, start=start)
     names = table.columns
     orders = [[names[c] for c in row] for row in lay.field_orders.tolist()]
     serve = lay.serve.tolist()

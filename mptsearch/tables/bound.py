@@ -1,16 +1,19 @@
 """Lower bounds on the free trace's prefill, behind one function (:func:`free_lower_bound`).
 
-Two bounds exist today and the larger is kept:
+The bounds, the largest kept:
 
-- the MST bound (:func:`mptsearch.serving.sparse.mst_bound`; paper, Section 6.4), any size;
-- the closure program (:func:`mptsearch.exact.arborescence.opt_free_closure`, Theorem 1 in its
-  closure form): its LP value / branch-and-bound bound, on tables small enough for the
-  intersection closure (``max_sets``) within a time limit. When it proves its layout optimal
-  the bound equals that layout's cost, and the layout is returned as well (the Steiner-set local
-  search and the 0/1 program are the portfolio's improvement step).
+- the trivial bound (every distinct chunk computed once), any size;
+- the MST bound (:func:`mptsearch.serving.sparse.mst_bound`; paper, Section 6.4), when its
+  estimated time fits the time left;
+- the directed-cut program (:func:`mptsearch.exact.dcut_bnc.opt_free_dcut`: the closure form
+  of Theorem 1 with the directed cuts of :mod:`mptsearch.exact.dcut`, whose LP is at least the
+  cover program's), on tables small enough for the intersection closure (at most ``max_rows``
+  distinct rows and ``max_sets`` closure sets per component, fewer when the time left is
+  short), within a time limit: its root cut-LP or branch-and-cut bound. Its layout (the
+  LP-guided Steiner-set local search and the 0/1 program on the LP's support: the improvement
+  step) is returned as well, and when it proves that layout optimal the bound equals its cost.
 
-A stronger bound (the directed-cut relaxation) slots in here: everything else calls this one
-function and reads a :class:`FreeBound`.
+Everything else calls this one function and reads a :class:`FreeBound`.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..serving.sparse import SparseTrace, mst_bound
+from ..serving.sparse import DEFAULT_EDGE_BUDGET, SparseTrace, mst_bound
 
-__all__ = ["FreeBound", "free_lower_bound", "CLOSURE_MAX_ROWS", "CLOSURE_MAX_SETS"]
+__all__ = ["FreeBound", "free_lower_bound", "mst_seconds", "CLOSURE_MAX_ROWS", "CLOSURE_MAX_SETS"]
 
 CLOSURE_MAX_ROWS = 5_000  #: distinct requests past which the closure program is not tried
-CLOSURE_MAX_SETS = 20_000  #: closure sets past which it gives up (ClosureTooLarge)
+CLOSURE_MAX_SETS = 20_000  #: closure sets per component past which it gives up (ClosureTooLarge)
+#: closure-building work per second (request x closure-set meets; CPU, this project's 2-core
+#: machine): the closure is tried with at most ``rate * seconds left / rows`` sets
+CLOSURE_MEETS_PER_S = 2e6
 
 
 @dataclass
@@ -42,32 +48,78 @@ class FreeBound:
     note: str = ""
 
 
-def free_lower_bound(tr: SparseTrace, *, closure: bool = True, time_limit: float = 10.0,
-                     max_rows: int = CLOSURE_MAX_ROWS, max_sets: int = CLOSURE_MAX_SETS) -> FreeBound:
-    """The best lower bound available on OPT_free of ``tr`` (module docstring)."""
-    t0 = time.perf_counter()
-    mst = mst_bound(tr)
-    best = FreeBound(int(mst.value), "MST" if mst.exact else "MST (hot chunks over-estimated)")
-    if closure and 1 < tr.m <= max_rows:
-        from ..exact.arborescence import opt_free_closure
-        from ..exact.closure import ClosureTooLarge
-        from ..serving import memory
+def mst_seconds(tr: SparseTrace, edge_budget: int = DEFAULT_EDGE_BUDGET) -> float:
+    """Estimated CPU seconds of :func:`mst_bound` on ``tr`` (from the pairs its edges need and,
+    when some chunk is hot, the per-holder partner search; rates measured on this project's
+    2-core machine, conservative)."""
+    deg = np.bincount(tr.req_chunks, minlength=tr.n).astype(np.int64)
+    pairs = int((deg * (deg - 1) // 2).sum())
+    hot = pairs > edge_budget
+    return 2.5e-7 * min(pairs, edge_budget) + (2.4e-7 * 64 * tr.nnz if hot else 0.0)
 
-        try:
-            memory.check("agglomerative", tr.m, tr.nnz)
-            inst = tr.to_instance()
-            r = opt_free_closure(inst, time_limit=time_limit, max_sets=max_sets)
-        except (ClosureTooLarge, memory.MemoryRefusal) as exc:
-            best.note = f"closure program not run: {' '.join(str(exc).split())[:120]}"
+
+def free_lower_bound(tr: SparseTrace, *, closure: bool = True, time_limit: float = 10.0,
+                     max_rows: int = CLOSURE_MAX_ROWS, max_sets: int = CLOSURE_MAX_SETS,
+                     deadline: float | None = None) -> FreeBound:
+    """The best lower bound available on OPT_free of ``tr`` (module docstring).
+
+    ``time_limit``: seconds for the directed-cut program at most; ``deadline``: a
+    ``time.perf_counter()`` value by which the whole step should end (the MST bound is skipped
+    when its estimate does not fit, the program gets what is left, at most ``time_limit``)."""
+    t0 = time.perf_counter()
+    left = (lambda: float("inf")) if deadline is None else (lambda: deadline - time.perf_counter())
+    deg = np.bincount(tr.req_chunks, minlength=tr.n)
+    best = FreeBound(int(tr.weights[deg > 0].sum()), "trivial: every distinct field once")
+    est = mst_seconds(tr)
+    if est <= left():
+        mst = mst_bound(tr)
+        if mst.value > best.value:
+            best = FreeBound(int(mst.value), "MST" if mst.exact else "MST (hot chunks over-estimated)")
+    else:
+        best.note = f"MST bound skipped: about {est:.0f} s, more than the time left"
+    secs = min(time_limit, left())
+    sets = min(max_sets, int(CLOSURE_MEETS_PER_S * max(0.0, secs) / max(1, tr.m)))
+    if closure and 1 < tr.m <= max_rows and sets >= 2:
+        r, why = _dcut(tr, secs, sets)
+        if r is None:
+            best.note = "; ".join(x for x in (best.note, f"directed-cut program not run: {why}") if x)
         else:
+            how = "directed-cut program" + (" (optimal)" if r.optimal else f" ({r.status}, LP {r.lp_bound:.1f})")
             if r.lower >= best.value:
-                best = FreeBound(int(r.lower), "closure program" + (" (optimal)" if r.optimal else
-                                                                      f" ({r.status}, LP {r.lp_bound:.1f})"))
+                best = FreeBound(int(r.lower), how, note=best.note)
             best.optimal = bool(r.optimal)
             best.layout = [list(s) for s in r.layout]
             best.upper = int(r.upper)
+    elif closure and tr.m > max_rows:
+        best.note = "; ".join(x for x in (best.note, f"directed-cut program not run: more than {max_rows} "
+                                          "distinct rows") if x)
+    elif closure and tr.m > 1:
+        best.note = "; ".join(x for x in (best.note, "directed-cut program not run: no time left") if x)
     best.seconds = time.perf_counter() - t0
     return best
+
+
+def _dcut(tr: SparseTrace, seconds: float, max_sets: int):
+    """(the directed-cut program's result, "") or (None, why not): the closure of every component
+    is first built with the cap ``max_sets`` (cheap to abandon), then the program runs."""
+    from ..exact.closure import ClosureTooLarge, closure_graph, reduce_instance
+    from ..exact.dcut_bnc import opt_free_dcut
+    from ..serving import memory
+
+    t0 = time.perf_counter()
+    try:
+        memory.check("agglomerative", tr.m, tr.nnz)
+        inst = tr.to_instance()
+        red = reduce_instance(inst)
+        for idx, masks in red.components:
+            if len(idx) > 1:
+                closure_graph(masks, red.weights, max_sets=max_sets)
+    except (ClosureTooLarge, memory.MemoryRefusal) as exc:
+        return None, " ".join(str(exc).split())[:120]
+    left = seconds - (time.perf_counter() - t0)
+    if left <= 0.05:
+        return None, "no time left after the closure"
+    return opt_free_dcut(inst, time_limit=left), ""
 
 
 def layout_arrays(layout: list) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import csv
 import io
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from .._atomic import atomic_open
 from ..instance import InstanceError
@@ -29,15 +31,52 @@ FIELD_ORDER = "_field_order"  #: CSV/Parquet: the row's prompt columns in prompt
 class Table:
     """Column names and the cells of every row.
 
-    ``rows[i][c]`` is the original cell (what is written back); ``texts[c][i]`` its text."""
+    ``rows[i][c]`` is the original cell (what is written back); ``texts[c][i]`` its text. A table
+    read by the fast CSV reader (:func:`read_csv_arrow`) holds its cells in ``arrow`` (a pyarrow
+    Table of string columns, the cells as read) instead, and builds ``rows`` and ``texts`` only
+    when they are asked for; :meth:`column_codes` interns a column either way."""
 
     columns: list
-    rows: list
-    texts: list
+    _rows: list | None = field(default=None, repr=False)
+    _texts: list | None = field(default=None, repr=False)
+    arrow: object = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
-        return len(self.rows)
+        return self.arrow.num_rows if self.arrow is not None else len(self._rows)
+
+    @property
+    def rows(self) -> list:
+        if self._rows is None:
+            self._rows = [list(r) for r in zip(*self.texts)]
+        return self._rows
+
+    @property
+    def texts(self) -> list:
+        if self._texts is None:
+            self._texts = [self.arrow.column(c).to_pylist() for c in range(len(self.columns))]
+        return self._texts
+
+    def column_codes(self, c: int) -> tuple[np.ndarray, list]:
+        """(codes, distinct texts in first-seen order) of column ``c``: ``texts[c][i]`` is
+        ``uniques[codes[i]]``."""
+        if self.arrow is not None and self._texts is None:
+            enc = self.arrow.column(c).combine_chunks().dictionary_encode()
+            return enc.indices.to_numpy().astype(np.int64), enc.dictionary.to_pylist()
+        return factorize(self.texts[c])
+
+
+def factorize(texts: list) -> tuple[np.ndarray, list]:
+    """(codes, distinct texts in first-seen order) of one column (pandas' hash table when pandas
+    is installed, a dict otherwise; the same codes)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        index: dict = {}
+        codes = np.fromiter((index.setdefault(t, len(index)) for t in texts), dtype=np.int64, count=len(texts))
+        return codes, list(index)
+    codes, uniques = pd.factorize(np.asarray(texts, dtype=object), sort=False)
+    return codes.astype(np.int64), list(uniques)
 
 
 def table_format(path: str, fmt: str | None = None) -> str:
@@ -107,6 +146,8 @@ def read_csv(fh, where: str) -> Table:
 def read_jsonl(fh, where: str) -> Table:
     import orjson
 
+    from ..serving.trace import malformed_json
+
     columns = None
     keyset = None
     rows = []
@@ -115,8 +156,8 @@ def read_jsonl(fh, where: str) -> Table:
             continue
         try:
             rec = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise InstanceError(f"{where} line {lineno}: malformed JSON ({exc})") from None
+        except orjson.JSONDecodeError as exc:  # a json.JSONDecodeError: the trace readers' wording
+            raise InstanceError(f"{where} line {lineno}: {malformed_json(exc, line)}") from None
         if type(rec) is not dict:
             raise InstanceError(f"{where} line {lineno}: expected a JSON object (one row)")
         if columns is None:
@@ -152,30 +193,78 @@ def read_parquet(path: str, where: str) -> Table:
     return _from_rows(columns, rows, where, texts)
 
 
-def read_table(path: str, fmt: str | None = None) -> Table:
-    """Read a table file (see the module docstring); the format from ``fmt`` or the suffix."""
+def read_csv_arrow(path: str, where: str) -> Table | None:
+    """The CSV file ``path`` read by pyarrow's CSV reader (all columns as strings, no nulls,
+    quoted newlines allowed), or None when pyarrow is not installed or the reader does not
+    accept the file as it is (a ragged row, bad UTF-8, a header over several lines, no rows):
+    :func:`read_csv` then reads it again and names what is wrong, so the result or the error is
+    the same either way (tested against each other)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        try:
+            header = next(reader)
+        except (StopIteration, csv.Error, UnicodeDecodeError):
+            return None
+        if reader.line_num != 1 or not header:
+            return None
+    _check_columns(header, where)
+    names = [f"c{j}" for j in range(len(header))]
+    try:
+        t = pcsv.read_csv(path, read_options=pcsv.ReadOptions(column_names=names, skip_rows=1),
+                          parse_options=pcsv.ParseOptions(newlines_in_values=True),
+                          convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                              strings_can_be_null=False,
+                                                              quoted_strings_can_be_null=False, null_values=[]))
+    except (pa.ArrowException, OSError):
+        return None
+    if t.num_rows == 0:
+        return None
+    return Table(list(header), arrow=t)
+
+
+def read_table(path: str, fmt: str | None = None, *, fast: bool = True) -> Table:
+    """Read a table file (see the module docstring); the format from ``fmt`` or the suffix.
+    ``fast``: CSV through :func:`read_csv_arrow` when pyarrow is installed."""
+    from .._files import read_errors
+
     fmt = table_format(path, fmt)
     where = str(path)
     if os.path.isdir(path):
         raise InstanceError(f"{path} is a directory, not a table file")
-    try:
+    with read_errors(path):
         if fmt == "parquet":
             if not os.path.exists(path):
                 raise FileNotFoundError(path)
             return read_parquet(path, where)
+        if fmt == "csv" and fast:
+            tab = read_csv_arrow(path, where)
+            if tab is not None:
+                return tab
         with open(path, encoding="utf-8", newline="") as fh:
             return read_csv(fh, where) if fmt == "csv" else read_jsonl(fh, where)
-    except FileNotFoundError:
-        raise InstanceError(f"no such file: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise InstanceError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise InstanceError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def write_table(path: str, fmt: str, table: Table, serve: list, field_orders: list) -> None:
+def order_names(columns: list, field_orders: np.ndarray) -> tuple[list, np.ndarray]:
+    """(the distinct prompt orders as JSON lists of column names, the index of every row's):
+    rows share few distinct orders, so each is rendered once."""
+    fo = np.ascontiguousarray(field_orders, dtype=np.int64)
+    if fo.ndim != 2 or not len(fo):
+        return [], np.zeros(len(fo), dtype=np.int64)
+    keys = fo.view(np.dtype((np.void, fo.dtype.itemsize * fo.shape[1]))).ravel()
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    import orjson
+
+    return [orjson.dumps([columns[c] for c in fo[i]]).decode() for i in first.tolist()], inv.reshape(-1)
+
+
+def write_table(path: str, fmt: str, table: Table, serve, field_orders) -> None:
     """Write the rows of ``table`` in the order ``serve`` (row indices) atomically, each with its
-    rank and its prompt columns' order ``field_orders[i]`` (column indices):
+    rank and its prompt columns' order ``field_orders[i]`` (column indices; a 2-D array):
 
     - JSONL: each object's keys in prompt order, then the columns left out of the prompt, then
       ``_serve_rank``;
@@ -184,25 +273,30 @@ def write_table(path: str, fmt: str, table: Table, serve: list, field_orders: li
     import orjson
 
     cols = table.columns
+    serve = np.asarray(serve, dtype=np.int64)
+    field_orders = np.asarray(field_orders, dtype=np.int64)
     if fmt == "jsonl":
         k = len(cols)
+        rows = table.rows
         with atomic_open(path, binary=True) as fh:
-            for rank, i in enumerate(serve):
-                order = list(field_orders[i])
+            for rank, i in enumerate(serve.tolist()):
+                order = field_orders[i].tolist()
                 rest = sorted(set(range(k)) - set(order))
-                row = table.rows[i]
+                row = rows[i]
                 rec = {cols[c]: row[c] for c in order + rest}
                 rec[RANK] = rank
                 fh.write(orjson.dumps(rec) + b"\n")
         return
-    names = [orjson.dumps([cols[c] for c in field_orders[i]]).decode() for i in serve]
-    if fmt == "csv":
+    distinct, which = order_names(cols, field_orders)
+    names = np.asarray(distinct, dtype=object)[which[serve]] if len(serve) else np.zeros(0, dtype=object)
+    if fmt == "csv" and table.arrow is None:
+        rows = table.rows
         with atomic_open(path) as fh:
             buf = io.StringIO()
             w = csv.writer(buf, lineterminator="\n")
             w.writerow(list(cols) + [RANK, FIELD_ORDER])
-            for rank, (i, name) in enumerate(zip(serve, names)):
-                w.writerow(list(table.rows[i]) + [rank, name])
+            for rank, (i, name) in enumerate(zip(serve.tolist(), names.tolist())):
+                w.writerow(list(rows[i]) + [rank, name])
                 if buf.tell() > 1 << 20:
                     fh.write(buf.getvalue())
                     buf.seek(0)
@@ -210,12 +304,24 @@ def write_table(path: str, fmt: str, table: Table, serve: list, field_orders: li
             fh.write(buf.getvalue())
         return
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    data = {c: [table.rows[i][j] for i in serve] for j, c in enumerate(cols)}
-    data[RANK] = list(range(len(serve)))
-    data[FIELD_ORDER] = names
     from .._atomic import atomic_path
 
+    if table.arrow is not None:
+        t = table.arrow.take(pa.array(serve))
+        data = {c: t.column(j) for j, c in enumerate(cols)}
+    else:
+        rows = table.rows
+        data = {c: [rows[i][j] for i in serve.tolist()] for j, c in enumerate(cols)}
+    data[RANK] = pa.array(np.arange(len(serve), dtype=np.int64))
+    data[FIELD_ORDER] = pa.array(names.tolist(), type=pa.string())
+    out = pa.table(data)
     with atomic_path(path) as tmp:
-        pq.write_table(pa.table(data), tmp)
+        if fmt == "csv":
+            import pyarrow.csv as pcsv
+
+            pcsv.write_csv(out, tmp, write_options=pcsv.WriteOptions(quoting_style="needed"))
+        else:
+            import pyarrow.parquet as pq
+
+            pq.write_table(out, tmp)

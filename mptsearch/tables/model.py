@@ -36,25 +36,12 @@ import numpy as np
 
 from ..instance import InstanceError
 from ..serving.sparse import SparseTrace, _assemble, lex_rank, orders_cost
-from .io import Table
-from .tokenize import get_counter
+from .io import Table, factorize
+from .tokenize import count_fields
 
 __all__ = ["TableModel", "table_model", "DEFAULT_TEMPLATE", "detect_fd_groups", "factorize"]
 
 DEFAULT_TEMPLATE = "{column}: {value}\n"
-
-
-def factorize(texts: list) -> tuple[np.ndarray, list]:
-    """(codes, distinct texts in first-seen order) of one column."""
-    try:
-        import pandas as pd
-
-        codes, uniques = pd.factorize(np.asarray(texts, dtype=object), sort=False)
-        return codes.astype(np.int64), list(uniques)
-    except ImportError:
-        index: dict = {}
-        codes = np.fromiter((index.setdefault(t, len(index)) for t in texts), dtype=np.int64, count=len(texts))
-        return codes, list(index)
 
 
 def _bijective(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> bool:
@@ -103,7 +90,7 @@ class TableModel:
         ``fchars`` the characters of its value (GGR's length), ``fcol`` its column.
     trace : SparseTrace
         The free trace: one line per row, one chunk per group; ``chunk_group`` the group of each
-        chunk.
+        chunk, ``chunk_chars`` its characters (of the group's values, GGR's length).
     """
 
     columns: list
@@ -118,6 +105,7 @@ class TableModel:
     trace: SparseTrace | None
     chunk_group: np.ndarray
     template: str
+    chunk_chars: np.ndarray | None = None
 
     @property
     def rows(self) -> int:
@@ -215,7 +203,6 @@ def table_model(table: Table, *, first=(), last=(), exclude=(), fd="auto", token
         template.format(column="c", value="v")
     except (KeyError, IndexError, ValueError) as exc:
         raise InstanceError(f"the template {template!r} does not format with {{column}} and {{value}} ({exc})") from None
-    count = get_counter(tokenizer)
     k = len(table.columns)
     codes: list = [None] * k
     nd: list = [0] * k
@@ -223,14 +210,13 @@ def table_model(table: Table, *, first=(), last=(), exclude=(), fd="auto", token
     offset = np.zeros(k, dtype=np.int64)
     total = 0
     for c in prompt:
-        codes[c], uniq = factorize(table.texts[c])
+        codes[c], uniq = table.column_codes(c)
         nd[c] = len(uniq)
         offset[c] = total
         total += len(uniq)
-        name = table.columns[c]
-        fweights.extend(count(template.format(column=name, value=v)) for v in uniq)
-        fchars.extend(len(v) for v in uniq)
-        fcol.extend([c] * len(uniq))
+        fweights.append(count_fields(tokenizer, template, table.columns[c], uniq))
+        fchars.append(np.fromiter(map(len, uniq), dtype=np.int64, count=len(uniq)))
+        fcol.append(np.full(len(uniq), c, dtype=np.int64))
     if total >= 2**31:
         raise InstanceError(f"{total} distinct fields: more than 2^31")
     fid = np.empty((table.size, len(prompt)), dtype=np.int32)
@@ -238,10 +224,9 @@ def table_model(table: Table, *, first=(), last=(), exclude=(), fd="auto", token
         fid[:, j] = codes[c] + offset[c]
     groups = _fd_groups(table, fd, free_i, codes, nd)
     model = TableModel(list(table.columns), first_i, last_i, free_i, groups, fid,
-                       np.asarray(fweights, dtype=np.int64), np.asarray(fchars, dtype=np.int64),
-                       np.asarray(fcol, dtype=np.int64), None, np.zeros(0, dtype=np.int64), template)
+                       np.concatenate(fweights).astype(np.int64), np.concatenate(fchars), np.concatenate(fcol), None, np.zeros(0, dtype=np.int64), template)
     if free_i:
-        model.trace, model.chunk_group = _free_trace(model, codes)
+        model.trace, model.chunk_group, model.chunk_chars = _free_trace(model, codes)
     return model
 
 
@@ -267,7 +252,7 @@ def _fd_groups(table: Table, fd, free_i: list, codes: list, nd: list) -> list[li
     return sorted(groups, key=lambda g: g[0])
 
 
-def _free_trace(model: TableModel, codes: list) -> tuple[SparseTrace, np.ndarray]:
+def _free_trace(model: TableModel, codes: list) -> tuple[SparseTrace, np.ndarray, np.ndarray]:
     """The free trace: chunk = (first-column group, FD group, value), weight = the group's tokens."""
     rows = model.rows
     place = {c: j for j, c in enumerate(model.prompt_columns)}
@@ -279,20 +264,30 @@ def _free_trace(model: TableModel, codes: list) -> tuple[SparseTrace, np.ndarray
     G = len(model.groups)
     keys = np.empty((rows, G), dtype=np.int64)
     wsum = np.empty((rows, G), dtype=np.int64)
-    base = 0
+    csum = np.empty((rows, G), dtype=np.int64)
     for g, grp in enumerate(model.groups):
         lead = model.fid[:, place[grp[0]]].astype(np.int64)
         keys[:, g] = lead  # field ids of different columns never collide
         wsum[:, g] = sum(model.fweights[model.fid[:, place[c]]] for c in grp)
+        csum[:, g] = sum(model.fchars[model.fid[:, place[c]]] for c in grp)
     span = int(model.fweights.shape[0])
-    keys = pg[:, None] * span + keys
-    uniq, inv = np.unique(keys.ravel(), return_inverse=True)
-    inv = inv.reshape(-1).astype(np.int32)
-    n = len(uniq)
+    if nf:
+        keys = pg[:, None] * span + keys
+        uniq, inv = np.unique(keys.ravel(), return_inverse=True)
+        inv = inv.reshape(-1).astype(np.int32)
+        n = len(uniq)
+    else:  # field ids are already small integers: number the used ones in increasing order, no sort
+        used = np.zeros(span, dtype=np.bool_)
+        used[keys.ravel()] = True
+        new_id = np.cumsum(used, dtype=np.int64) - 1
+        inv = new_id[keys.ravel()].astype(np.int32)
+        n = int(used.sum())
     weights = np.empty(n, dtype=np.int64)
     weights[inv] = wsum.ravel()
+    chars = np.empty(n, dtype=np.int64)
+    chars[inv] = csum.ravel()
     chunk_group = np.empty(n, dtype=np.int64)
     chunk_group[inv] = np.broadcast_to(np.arange(G, dtype=np.int64), (rows, G)).ravel()
     indptr = np.arange(0, rows * G + 1, G, dtype=np.int64)
     tr = _assemble(list(range(rows)), tuple(range(n)), weights, indptr, inv)
-    return tr, chunk_group
+    return tr, chunk_group, chars
