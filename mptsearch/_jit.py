@@ -21,7 +21,8 @@ import functools
 import hashlib
 from pathlib import Path
 
-from numba import njit
+import numba
+from numba import types
 from numba.core import caching
 
 __all__ = ["njit", "package_digest"]
@@ -39,6 +40,33 @@ def package_digest() -> str:
         h.update(path.read_bytes())
         h.update(b"\0")
     return h.hexdigest()
+
+
+def njit(*args, **options):
+    """``numba.njit``, whose dispatcher types an integer constant passed by a compiled caller
+    (``f(x, 0)``, ``f(x, 128)``) as a plain integer, not as a literal: numba would compile,
+    cache and link a separate copy of the callee, with everything below it, for each distinct
+    constant and once more for callers passing a variable (``nn_chain`` was compiled three
+    times, ``online_batch`` twice). Boolean and string constants still specialise, as flags
+    that select code paths should."""
+    if len(args) == 1 and callable(args[0]) and not options:
+        return _plain_int_calls(numba.njit(args[0]))
+    decorate = numba.njit(*args, **options)
+    return lambda func: _plain_int_calls(decorate(func))
+
+
+def _plain_int(ty):
+    return types.unliteral(ty) if isinstance(ty, types.IntegerLiteral) else ty
+
+
+def _plain_int_calls(dispatcher):
+    resolve = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return resolve(tuple(map(_plain_int, args)), {k: _plain_int(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
 
 
 def _inside_package(py_file) -> bool:
