@@ -32,7 +32,6 @@ checkpoints; only the traces' sha256 and sizes are recorded, not where they were
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import pickle
@@ -41,6 +40,7 @@ import time
 from pathlib import Path
 
 from ._common import RESULTS, Run, parser
+from mptsearch._files import sha256_file as _sha256
 
 NAME = "real_bounds"
 #: trace name -> (query source of ``mptsearch trace``, k)
@@ -49,14 +49,6 @@ TRACES = {"fanoutqa_k5": ("fanoutqa", 5), "fanoutqa_k10": ("fanoutqa", 10), "fan
 TIME_LIMIT = 600.0
 #: the paper's figure and the target of the certified gap
 PAPER_GAP = 0.0005
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def trace_path(traces: Path, name: str) -> Path:

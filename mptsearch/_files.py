@@ -11,11 +11,12 @@ no such file: missing.jsonl
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import contextmanager
 
 from .instance import InstanceError
 
-__all__ = ["read_errors"]
+__all__ = ["read_errors", "sha256_file"]
 
 
 @contextmanager
@@ -34,3 +35,12 @@ def read_errors(path, what: str = ""):
         raise InstanceError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise InstanceError(f"cannot read {what}{path}: {exc.strerror or exc}") from None
+
+
+def sha256_file(path) -> str:
+    """The SHA-256 of a file's bytes, read in 1 MiB blocks (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

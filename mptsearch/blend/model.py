@@ -129,8 +129,8 @@ class BlendResult:
     """A layout priced in the blend model.
 
     ``objective = cost + price * loss``; ``prefix_cost`` is the same layout's trie cost (every
-    node full, the paper's MPT cost); ``modes[j]`` is -1 for a full node j, else the index of
-    the full node it blends from. ``modes_exact`` is False when some chunk had more than
+    node full, the paper's MPT cost); ``modes[j]`` is -1 for a full node j, -2 for a node
+    blended from its chunk's isolated copy, else the index of the full node it blends from. ``modes_exact`` is False when some chunk had more than
     :data:`EXACT_MODES_T` nodes with beta > 0 and was priced by forward greedy: ``objective`` is
     then an upper bound on the layout's best price, not the best price.
     """
@@ -146,7 +146,9 @@ class BlendResult:
 
     @property
     def blended(self) -> int:
-        return sum(1 for s in self.modes if s >= 0)
+        """Nodes not recomputed fully: blended from a full node (mode >= 0) or from the
+        chunk's isolated copy (mode -2)."""
+        return sum(1 for s in self.modes if s != -1)
 
 
 def layout_nodes(layout: Sequence[Sequence[int]]) -> list[Node]:

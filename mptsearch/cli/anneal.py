@@ -340,7 +340,7 @@ def anneal(objective, r, price, beta, per_answer, calibration, mismatch, isolate
         if cert.get("model"):
             g = cert["model"]
             click.echo(f"in the given model (c = {g['parameters']['c']:g}): OPT_free / OPT_blend "
-                       + (f"{g['gain']:.4f} ({g['method']})" if g["gain"] is not None else f"not computed ({g['method']})")
+                       + (f"{g['gain']:.4f} ({g['method']})" if g["gain"] is not None else (g['method'] if g['method'].startswith('not computed') else f"not computed ({g['method']})"))
                        + (f", at most {g['gain_at_most']:.4f} by P5" if g["gain_at_most"] is not None else ""))
     else:
         click.echo(f"weights   {' '.join(f'{lab}:{w}' for lab, w in cert['instance_weights'].items())}")

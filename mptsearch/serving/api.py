@@ -237,37 +237,27 @@ def read_texts(path: str) -> dict:
     file, malformed JSON, a text that is not a string, or a label given twice."""
     import json
 
+    from .._files import read_errors
     from .trace import malformed_json
 
-    try:
-        fh = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise InstanceError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise InstanceError(f"{path} is a directory, not a texts file") from None
-    except OSError as exc:
-        raise InstanceError(f"cannot read {path}: {exc.strerror}") from None
     texts: dict = {}
-    with fh:
-        try:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InstanceError(f"{path} line {lineno}: {malformed_json(exc, line)}") from None
-                if not isinstance(obj, dict):
-                    raise InstanceError(f"{path} line {lineno}: expected a JSON object, got {type(obj).__name__}")
-                pairs = [(obj["chunk"], obj["text"])] if set(obj) == {"chunk", "text"} else list(obj.items())
-                for label, text in pairs:
-                    if not isinstance(text, str):
-                        raise InstanceError(f"{path} line {lineno}: the text of chunk {label!r} is not a string")
-                    if label in texts:
-                        raise InstanceError(f"{path} line {lineno}: chunk {label!r} has a text already")
-                    texts[label] = text
-        except UnicodeDecodeError:
-            raise InstanceError(f"{path} is not UTF-8 text") from None
+    with read_errors(path, "texts file "), open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InstanceError(f"{path} line {lineno}: {malformed_json(exc, line)}") from None
+            if not isinstance(obj, dict):
+                raise InstanceError(f"{path} line {lineno}: expected a JSON object, got {type(obj).__name__}")
+            pairs = [(obj["chunk"], obj["text"])] if set(obj) == {"chunk", "text"} else list(obj.items())
+            for label, text in pairs:
+                if not isinstance(text, str):
+                    raise InstanceError(f"{path} line {lineno}: the text of chunk {label!r} is not a string")
+                if label in texts:
+                    raise InstanceError(f"{path} line {lineno}: chunk {label!r} has a text already")
+                texts[label] = text
     return texts
 
 

@@ -31,7 +31,6 @@ request of its own (a server would see it again), the first keeping the id and t
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -40,6 +39,7 @@ import time
 from typing import Sequence
 
 from .._atomic import atomic_open
+from .._files import sha256_file as _sha256
 
 __all__ = ["build_trace", "TOKENIZER_MODEL", "PACKAGES", "SOURCES", "package_versions", "info_path", "unique_ids"]
 
@@ -197,14 +197,6 @@ def unique_ids(ids: Sequence[str]) -> list[str]:
             raise ValueError(f"request id {rid!r} repeats, and {new!r} is already an id of the trace")
         out.append(new)
     return out
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def info_path(out: str) -> str:
