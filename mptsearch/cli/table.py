@@ -8,7 +8,7 @@ import time
 import click
 
 from . import fail
-from ._common import note, out_option, writable_path
+from ._common import FiniteFloat, note, out_option, writable_path
 
 DEFAULT_BUDGET = 30.0  #: --time-limit's default, seconds
 
@@ -51,9 +51,10 @@ def _fd_option(values):
 @click.option("--no-bound", is_flag=True, help="Skip the lower bound (and the closure program).")
 @click.option("--closure-seconds", "time_limit", type=float, default=10.0, show_default=True,
               help="Seconds for the directed-cut program (bound and improvement) at most.")
-@click.option("--time-limit", "budget", type=float, default=DEFAULT_BUDGET, show_default=True,
-              help="Seconds for the whole command, reading included: methods whose estimated time does not "
-                   "fit what is left are skipped (GGR's rule always runs), the bound gets the rest. 0: no limit.")
+@click.option("-t", "--time-limit", "budget", type=FiniteFloat(0.0, what="number of seconds"), default=DEFAULT_BUDGET,
+              show_default=True, metavar="SECONDS",
+              help="Wall seconds for the whole command, reading included: methods whose estimated time does not "
+                   "fit what is left are skipped (GGR's rule always runs), the bound gets the rest. 0: no limit (docs/cli.md).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 @click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
 def table(file, fmt, out, prompts_out, template, first, last, exclude, fd, tokenizer, method, no_bound,

@@ -10,18 +10,19 @@ its request is refused). No bound is taken from the file: a resumed run proves i
 again, from a root LP that starts with the saved rows and a cutoff at the saved layout's
 cost. The instance's fingerprint must match (another instance's sets would be refused row by
 row, or are still valid cuts: each row is rebuilt as a cut of this closure). The file is JSON, written to a temporary file beside it
-and renamed (atomic on POSIX), so an interrupted write leaves the previous checkpoint.
+and renamed (:func:`mptsearch._atomic.atomic_open`), so an interrupted write leaves the previous
+checkpoint.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 
+from .._atomic import atomic_open
 from ..instance import InstanceError
 
 __all__ = ["FORMAT", "fingerprint", "Checkpoint", "CheckpointError"]
@@ -140,6 +141,5 @@ class Checkpoint:
             entry["cuts"] = out
         if layout is not None:
             entry["layout"] = [[int(x) for x in s] for s in layout]
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        tmp.write_text(json.dumps(self.data) + "\n")
-        os.replace(tmp, self.path)
+        with atomic_open(self.path) as fh:
+            fh.write(json.dumps(self.data) + "\n")
