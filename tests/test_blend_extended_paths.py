@@ -24,6 +24,7 @@ from mptsearch.instance import InstanceError
 from mptsearch.serving.cache import simulate
 
 from .naive import naive_blend_rule_ext, naive_blend_serving, naive_opt_blend_table
+from .test_blend_calibration import _table  # the same random loss tables
 
 TOL = 1e-9
 # g(0.1, d) = 1 + 2d, g(0.4, d) = 0.5 + 0.2d: shallow nodes take 0.1, deep ones 0.4 (section 9, C7)
@@ -34,18 +35,6 @@ def _rows(rng, n=5, m=4, k=3):
     rows = [rng.sample(range(n), rng.randint(1, k)) for _ in range(m)]
     rows += [list(rows[rng.randrange(m)]) for _ in range(rng.randint(0, 1))]  # a repeated line
     return rows
-
-
-def _table(rng):
-    pts = []
-    for r in rng.sample([0.0, 0.1, 0.2, 0.4], rng.randint(1, 3)):
-        g, d = rng.choice([0.5, 1.0, 1.5]), 0
-        pts.append((r, 0, g))
-        for _ in range(rng.randint(0, 2)):
-            d += rng.choice([1, 2])
-            g += rng.choice([0.0, 0.5, 2.0])
-            pts.append((r, d, g))
-    return pts
 
 
 def _params(pts, lam, tokens, iso, per_answer=False, r=None, beta=0.0):

@@ -47,23 +47,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..hierarchy import _mask_ids as _ids  # one step per member, not per bit of the mask
 from ..instance import Instance
 
 __all__ = ["DualCheck", "dual_certificate", "check_dual", "FORMAT"]
 
 FORMAT = "mptsearch-lp-dual-1"
 _DENOMINATORS = (1, 2, 6, 12, 60, 840, 27720, 10**6, 10**9)
-
-
-def _ids(mask: int) -> list:
-    """The chunk ids of a set, increasing: one step per member (the lowest set bit each time),
-    not per bit of the mask; on a trace's 5,000-chunk masks that is the certificate writer's time."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _expand(mask: int, groups: list) -> int:
