@@ -2,6 +2,7 @@
 and the certificate of its find has a bounded, announced time."""
 
 import json
+from fractions import Fraction
 import time
 
 import numpy as np
@@ -76,7 +77,8 @@ def test_the_certificate_stops_at_its_time_limit():
     cert = certify(inst, "ratio", 86, 72, time_limit=0.2)
     assert time.perf_counter() - t < 2.0
     assert cert["certified"] is False and cert["limit_reached"] is True
-    assert "time limit" in json.dumps(cert) and cert["fraction"] == "86/72"
+    # the value, not its spelling: a run fast enough to finish OPT_free writes it reduced (43/36)
+    assert "time limit" in json.dumps(cert) and Fraction(cert["fraction"]) == Fraction(86, 72)
 
 
 def test_a_verification_past_its_deadline_runs_nothing_and_proves_nothing():
