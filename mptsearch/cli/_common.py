@@ -36,7 +36,7 @@ __all__ = [
     "BadInput", "fail", "FiniteFloat", "SECONDS", "SEED", "json_option", "quiet_option", "out_option", "jobs_option", "seed_option",
     "time_limit_option", "check_writable", "writable_path", "emit_json", "to_jsonable",
     "write_text_atomic", "write_json", "open_atomic", "read_input", "os_error_message", "progress_bar", "note",
-    "KERNELS", "SOLVE_KERNELS", "ANNEAL_KERNELS", "ENUMERATE_KERNELS", "SUBTREE_KERNELS", "LAYOUT_KERNELS",
+    "KERNELS", "SOLVE_KERNELS", "ANNEAL_KERNELS", "anneal_kernels", "ENUMERATE_KERNELS", "SUBTREE_KERNELS", "LAYOUT_KERNELS",
     "kernels_cached", "announce_compile",
 ]
 
@@ -294,7 +294,15 @@ KERNELS = ("mptsearch._kernels.masks:intersection_weights", "mptsearch._kernels.
            "mptsearch._kernels.blocked:dp_rows", "mptsearch._kernels.subset_dp:hierarchy_from_table",
            "mptsearch._kernels.glob:glob_table")
 SOLVE_KERNELS = KERNELS + ("mptsearch._kernels.bounds:max_spanning_tree",)
-ANNEAL_KERNELS = ("mptsearch.search.steps:anneal_steps", "mptsearch.search.steps:init_family") + KERNELS
+ANNEAL_KERNELS = ("mptsearch.search.steps:anneal_steps_ratio", "mptsearch.search.steps:init_family") + KERNELS
+
+
+def anneal_kernels(objective: str) -> tuple[str, ...]:
+    """What ``anneal --objective OBJECTIVE`` compiles: the step loop of that objective (each
+    objective has its own, :data:`mptsearch.search.steps.ANNEAL_STEPS`), the start's
+    generator and the exact DPs of its certificate."""
+    loop = "mptsearch.search.steps:anneal_steps_" + objective.replace("-", "_")
+    return (loop,) + ANNEAL_KERNELS[1:]
 ENUMERATE_KERNELS = ("mptsearch.enumerate.generate:_generate", "mptsearch.enumerate.evaluate:_evaluate",
                      "mptsearch._kernels.inherited:inherited_lower_bounds")
 #: enumerate --subtree-bounds also generates level by level (about 20 s to compile on a busy machine)
@@ -334,11 +342,27 @@ def kernels_cached(*kernels: str) -> bool:
             raise ValueError(f"kernels_cached: no compiled function {name}")
         index = getattr(getattr(getattr(kernel, "_cache", None), "_cache_file", None), "_load_index", None)
         try:
-            if index is None or not index():
+            entries = index() if index is not None else None
+            if not entries or not _closure_compiled(kernel, entries):
                 return False
         except Exception:  # an unreadable index: numba would compile again
             return False
     return True
+
+
+def _closure_compiled(kernel, entries) -> bool:
+    """Whether numba's index ``entries`` hold a compilation of this very closure: kernels made
+    by one factory (one per objective, say) share one index file, and numba tells their
+    entries apart by a hash of the closure's cell contents (``Cache._index_key``)."""
+    closure = kernel.py_func.__closure__
+    if closure is None:
+        return True
+    import hashlib
+
+    from numba.core.serialize import dumps
+
+    cells = hashlib.sha256(dumps(tuple(c.cell_contents for c in closure))).hexdigest()
+    return any(isinstance(key, tuple) and len(key) == 3 and key[2][1] == cells for key in entries)
 
 
 def announce_compile(*modules: str, quiet: bool = False) -> bool:

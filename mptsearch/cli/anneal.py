@@ -12,7 +12,7 @@ import click
 from ..exitcodes import FAILED, INTERRUPTED, OK, UNDECIDED
 
 from .blend import MODEL_PARAMS, model_from_options, model_options
-from ._common import ANNEAL_KERNELS, LAYOUT_KERNELS, FiniteFloat, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
+from ._common import LAYOUT_KERNELS, anneal_kernels, FiniteFloat, announce_compile, emit_json, fail, jobs_option, json_option, note, out_option, progress_bar, \
     quiet_option, seed_option, time_limit_option, write_json
 
 
@@ -243,7 +243,7 @@ def anneal(objective, r, price, beta, per_answer, calibration, mismatch, isolate
     except InstanceError as exc:
         fail(str(exc))
     jobs = jobs or None  # 0: all cores, as without the option
-    kernels = ANNEAL_KERNELS + (LAYOUT_KERNELS if objective in ("cost-ratio", "online") else ())
+    kernels = anneal_kernels(objective) + (LAYOUT_KERNELS if objective in ("cost-ratio", "online") else ())
     if announce_compile(*kernels, quiet=quiet):
         # compile in this process before the clock of --time-limit starts; workers then load
         # the kernels from numba's on-disk cache

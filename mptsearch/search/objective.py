@@ -25,7 +25,7 @@ from ..serving._online_cost import online_cost
 from .._kernels.masks import chunk_sets, mask_weight
 from .._kernels.workspace import workspace
 
-__all__ = ["Evaluation", "evaluate", "objective_value", "OBJECTIVES", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE",
+__all__ = ["Evaluation", "evaluate", "objective_value", "OBJECTIVES", "OBJECTIVE_KERNELS", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE",
            "BLEND"]
 
 OBJECTIVES = ("ratio", "shortfall", "cost-ratio", "online", "blend")  # the annealer's objectives by name
@@ -48,38 +48,54 @@ def glob_value(req, m, n, weights, ws):
     return glob_table(ws.S, weights, n, m, ws.G, ws.classes, ws.ncls, ws.singles)
 
 
-@njit(cache=True, inline="always")
-def objective(req, m, n, weights, objective_code, check, ws, heuristic=0, window=1):
-    """(num, den, violation) of the family req[:m]: ``ratio`` OPT_glob / OPT_free,
-    ``shortfall`` optimal / agglomerative savings (1/1 when both are 0), ``cost-ratio`` the
-    trie cost of heuristic ``heuristic``'s layout / OPT_free, ``online`` the online layouter's
-    cost with window ``window`` on the arrivals req[0..m-1] / OPT_free, ``blend`` OPT_free / w(U);
-    ``violation`` is 1
-    when ``check`` and the agglomerative savings fall below half the optimum (Theorem 6
-    says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3 k) for the others (OPT_free by
-    the prefix-set search instead of the O(3^m) DP where that is faster: unit weights on <= 7
-    chunks, or on 8-10 chunks with requests of <= 5 chunks, past its crossover)."""
-    sav = free_savings_fastest(req, m, weights, ws)
-    viol = 0
-    agg = np.int64(-1)
-    if objective_code == SHORTFALL or check:
-        agg = agglomerative_savings(req, m, weights, ws.sig, ws.act)
-        if 2 * agg < sav:
-            viol = 1
-    if objective_code == RATIO:
-        return glob_value(req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
-    if objective_code == COST_RATIO:
-        return heuristic_cost(heuristic, req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
-    if objective_code == ONLINE:
-        return online_cost(req, m, n, weights, window), family_total(req, m, weights) - sav, viol
-    if objective_code == BLEND:
-        union = np.uint64(0)
-        for i in range(m):
-            union |= req[i]
-        return family_total(req, m, weights) - sav, mask_weight(union, weights), viol
-    if agg == 0 and sav == 0:
-        return np.int64(1), np.int64(1), viol
-    return sav, agg, viol
+def _objective_kernel(code):
+    """The compiled objective for the objective ``code`` (one of RATIO .. BLEND): ``code`` is a
+    constant of the closure, so numba drops the other objectives' branches before typing and
+    compiles only the kernels this objective calls (the serving layouter's online cost, the
+    heuristics' layouts and OPT_glob's table are each compiled by the one objective that uses
+    them; a search with ``blend`` compiled all five, about 40 s more)."""
+
+    @njit(cache=True)
+    def objective(req, m, n, weights, check, ws, heuristic, window):
+        """(num, den, violation) of the family req[:m]: ``ratio`` OPT_glob / OPT_free,
+        ``shortfall`` optimal / agglomerative savings (1/1 when both are 0), ``cost-ratio`` the
+        trie cost of heuristic ``heuristic``'s layout / OPT_free, ``online`` the online layouter's
+        cost with window ``window`` on the arrivals req[0..m-1] / OPT_free, ``blend`` OPT_free / w(U);
+        ``violation`` is 1 when ``check`` and the agglomerative savings fall below half the
+        optimum (Theorem 6 says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3 k) for the
+        others (OPT_free by the prefix-set search instead of the O(3^m) DP where that is faster:
+        unit weights on <= 7 chunks, or on 8-10 chunks with requests of <= 5 chunks, past its
+        crossover)."""
+        sav = free_savings_fastest(req, m, weights, ws)
+        viol = 0
+        agg = np.int64(-1)
+        if code == SHORTFALL or check:
+            agg = agglomerative_savings(req, m, weights, ws.sig, ws.act)
+            if 2 * agg < sav:
+                viol = 1
+        if code == RATIO:
+            return glob_value(req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
+        if code == COST_RATIO:
+            return heuristic_cost(heuristic, req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
+        if code == ONLINE:
+            return online_cost(req, m, n, weights, window), family_total(req, m, weights) - sav, viol
+        if code == BLEND:
+            union = np.uint64(0)
+            for i in range(m):
+                union |= req[i]
+            return family_total(req, m, weights) - sav, mask_weight(union, weights), viol
+        if agg == 0 and sav == 0:
+            return np.int64(1), np.int64(1), viol
+        return sav, agg, viol
+
+    return objective
+
+
+#: the compiled objective of each code (OBJECTIVES order); each compiles on its first call
+OBJECTIVE_KERNELS = tuple(_objective_kernel(code) for code in range(len(OBJECTIVES)))
+# by name too: a compiled caller names the one it calls (numba would type a tuple of them, indexed,
+# as first-class function values, an experimental feature)
+objective_ratio, objective_shortfall, objective_cost_ratio, objective_online, objective_blend = OBJECTIVE_KERNELS
 
 
 class Evaluation(NamedTuple):
@@ -123,7 +139,7 @@ def evaluate(inst) -> Evaluation:
 
 def objective_value(inst, objective_name: str, *, heuristic: str = "greedy", window: int = 1) -> tuple[int, int]:
     """The annealer's objective on ``inst`` as the fraction (num, den) its compiled loop sees:
-    the same :func:`objective` kernel, on the requests in ``inst``'s order (the arrival order
+    the same compiled kernel (:data:`OBJECTIVE_KERNELS`), on the requests in ``inst``'s order (the arrival order
     for ``online``) and its chunk ids.
 
     Parameters
@@ -156,6 +172,6 @@ def objective_value(inst, objective_name: str, *, heuristic: str = "greedy", win
         raise InstanceError(f"window must be >= 1, got {window}")
     ws = workspace(n, m, dp_dtype(inst.total_weight()))
     req = np.array(inst.request_masks(), dtype=np.uint64)
-    num, den, _ = objective(req, m, n, inst.weights.astype(np.int64), OBJECTIVES.index(objective_name),
-                            False, ws, code, int(window))
+    kernel = OBJECTIVE_KERNELS[OBJECTIVES.index(objective_name)]
+    num, den, _ = kernel(req, m, n, inst.weights.astype(np.int64), False, ws, code, int(window))
     return int(num), int(den)

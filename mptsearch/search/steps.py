@@ -15,7 +15,8 @@ from .._jit import njit
 
 from .._bits import popcount
 from .._kernels.halt import arm, clock, unfinished
-from .objective import objective
+from .objective import BLEND, COST_RATIO, OBJECTIVES, ONLINE, RATIO, objective_blend, objective_cost_ratio, \
+    objective_online, objective_ratio, objective_shortfall
 
 __all__ = ["anneal_steps", "init_family"]
 
@@ -197,84 +198,117 @@ def _keep(src, m, dst):
     dst[:m] = src[:m]
 
 
-@njit(cache=True, nogil=True)
+def _steps_kernel(code):
+    """The compiled step loop of the objective ``code``: ``code`` is a constant of the closure,
+    so the loop calls that objective's kernel (:data:`.objective.OBJECTIVE_KERNELS`) and
+    compiles nothing of the others (the branches of ``evaluate`` on ``code`` are dropped
+    before typing)."""
+
+    @njit(cache=True, nogil=True)
+    def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_wts, ws, nsteps,
+                     deadline=np.inf, cutoff=np.inf):
+        """Run ``nsteps`` annealing steps of one restart (fewer if it ends, or once the clock passes
+        ``deadline``, a ``time.time()`` value), in place.
+
+        ``cutoff`` (a ``time.time()`` value, usually at or after ``deadline``) reaches inside one
+        evaluation: the prefix-set search on 8-10 chunks stops there (``ws.halt``), and the step
+        whose evaluation it stopped is not taken: its move is undone, the generator put back, the
+        step count left, so that a later call would take the same step again. A start that could
+        not be evaluated leaves the restart with no evaluation. Without a cutoff (the default)
+        every evaluation finishes, so the trajectory does not depend on the clock.
+
+        The temperature of step s is t_start (t_end / t_start)^((s-1)/length): a function of the
+        step index only, so pieces of any size give the same trajectory, and a piece cut by the
+        deadline resumes where it stopped. A step's cost varies by 10^4 with m (microseconds at
+        m = 8, seconds on dense 8-chunk families at m = 60): a piece sized from the last round's
+        rate could run minutes over a time limit (``anneal -t 30`` stopped at 287 s on 8 chunks),
+        so the loop reads the clock, every step when steps are slow and every 2^k steps when
+        they are fast (k grows while 2^k steps take under 0.2 ms, shrinks past 2 ms): the
+        overshoot is about one step and the clock costs well under 1% of the time."""
+        def evaluate(m):
+            if code == RATIO:
+                return objective_ratio(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
+            if code == COST_RATIO:
+                return objective_cost_ratio(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
+            if code == ONLINE:
+                return objective_online(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
+            if code == BLEND:
+                return objective_blend(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
+            return objective_shortfall(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
+
+        arm(ws.halt, cutoff, np.inf)
+        c = counters[0]
+        m = c.m
+        if c.step == 0 and c.evaluations == 0:  # first piece: evaluate the start
+            num, den, _ = evaluate(m)
+            if unfinished(ws.halt):
+                return
+            c.evaluations += 1
+            c.num, c.den, c.best_num, c.best_den, c.best_m = num, den, num, den, m
+            _keep(req, m, best_req)
+            best_wts[:] = wts
+        cur = c.num / c.den if c.den else np.inf
+        step = c.step
+        stop = min(c.length, step + nsteps)
+        timed = deadline < np.inf
+        every, since = 1, 0
+        last = clock() if timed else 0.0
+        while step < stop:
+            if timed:
+                since += 1
+                if since >= every:
+                    now = clock()
+                    if now >= deadline:
+                        break
+                    if now - last < 2e-4 and every < 4096:
+                        every *= 2
+                    elif now - last > 2e-3 and every > 1:
+                        every //= 2
+                    last, since = now, 0
+            state = rng[0]
+            step += 1
+            temp = p.t_start * (p.t_end / p.t_start) ** ((step - 1) / c.length)
+            kind, i, old, oldw, m = _propose(p, req, wts, m, rng)
+            if kind == SKIP:
+                continue
+            num, den, viol = evaluate(m)
+            if unfinished(ws.halt):  # stopped inside the evaluation: this step is not taken
+                m = _undo(kind, i, old, oldw, req, wts, m)
+                rng[0] = state
+                step -= 1
+                break
+            c.evaluations += 1
+            if viol:
+                if c.violations == 0:
+                    _keep(req, m, viol_req)
+                    viol_wts[:] = wts
+                c.violations += 1
+            new = num / den if den else np.inf
+            if new >= cur or _uniform(rng) < np.exp((new - cur) / temp):
+                cur = new
+                c.num, c.den = num, den
+                c.accepted += 1
+                if _better(num, den, c.best_num, c.best_den):
+                    c.best_num, c.best_den, c.best_m = num, den, m
+                    _keep(req, m, best_req)
+                    best_wts[:] = wts
+            else:
+                m = _undo(kind, i, old, oldw, req, wts, m)
+        c.step = step
+        c.m = m
+
+    return anneal_steps
+
+
+#: the compiled step loop of each objective (OBJECTIVES order); each compiles on its first call
+ANNEAL_STEPS = tuple(_steps_kernel(code) for code in range(len(OBJECTIVES)))
+anneal_steps_ratio, anneal_steps_shortfall, anneal_steps_cost_ratio, anneal_steps_online, anneal_steps_blend = \
+    ANNEAL_STEPS
+
+
 def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_wts, ws, nsteps,
                  deadline=np.inf, cutoff=np.inf):
-    """Run ``nsteps`` annealing steps of one restart (fewer if it ends, or once the clock passes
-    ``deadline``, a ``time.time()`` value), in place.
-
-    ``cutoff`` (a ``time.time()`` value, usually at or after ``deadline``) reaches inside one
-    evaluation: the prefix-set search on 8-10 chunks stops there (``ws.halt``), and the step
-    whose evaluation it stopped is not taken: its move is undone, the generator put back, the
-    step count left, so that a later call would take the same step again. A start that could
-    not be evaluated leaves the restart with no evaluation. Without a cutoff (the default)
-    every evaluation finishes, so the trajectory does not depend on the clock.
-
-    The temperature of step s is t_start (t_end / t_start)^((s-1)/length): a function of the
-    step index only, so pieces of any size give the same trajectory, and a piece cut by the
-    deadline resumes where it stopped. A step's cost varies by 10^4 with m (microseconds at
-    m = 8, seconds on dense 8-chunk families at m = 60): a piece sized from the last round's
-    rate could run minutes over a time limit (``anneal -t 30`` stopped at 287 s on 8 chunks),
-    so the loop reads the clock, every step when steps are slow and every 2^k steps when
-    they are fast (k grows while 2^k steps take under 0.2 ms, shrinks past 2 ms): the
-    overshoot is about one step and the clock costs well under 1% of the time."""
-    arm(ws.halt, cutoff, np.inf)
-    c = counters[0]
-    m = c.m
-    if c.step == 0 and c.evaluations == 0:  # first piece: evaluate the start
-        num, den, _ = objective(req, m, p.n, wts, p.objective, p.check, ws, p.heuristic, p.window)
-        if unfinished(ws.halt):
-            return
-        c.evaluations += 1
-        c.num, c.den, c.best_num, c.best_den, c.best_m = num, den, num, den, m
-        _keep(req, m, best_req)
-        best_wts[:] = wts
-    cur = c.num / c.den if c.den else np.inf
-    step = c.step
-    stop = min(c.length, step + nsteps)
-    timed = deadline < np.inf
-    every, since = 1, 0
-    last = clock() if timed else 0.0
-    while step < stop:
-        if timed:
-            since += 1
-            if since >= every:
-                now = clock()
-                if now >= deadline:
-                    break
-                if now - last < 2e-4 and every < 4096:
-                    every *= 2
-                elif now - last > 2e-3 and every > 1:
-                    every //= 2
-                last, since = now, 0
-        state = rng[0]
-        step += 1
-        temp = p.t_start * (p.t_end / p.t_start) ** ((step - 1) / c.length)
-        kind, i, old, oldw, m = _propose(p, req, wts, m, rng)
-        if kind == SKIP:
-            continue
-        num, den, viol = objective(req, m, p.n, wts, p.objective, p.check, ws, p.heuristic, p.window)
-        if unfinished(ws.halt):  # stopped inside the evaluation: this step is not taken
-            m = _undo(kind, i, old, oldw, req, wts, m)
-            rng[0] = state
-            step -= 1
-            break
-        c.evaluations += 1
-        if viol:
-            if c.violations == 0:
-                _keep(req, m, viol_req)
-                viol_wts[:] = wts
-            c.violations += 1
-        new = num / den if den else np.inf
-        if new >= cur or _uniform(rng) < np.exp((new - cur) / temp):
-            cur = new
-            c.num, c.den = num, den
-            c.accepted += 1
-            if _better(num, den, c.best_num, c.best_den):
-                c.best_num, c.best_den, c.best_m = num, den, m
-                _keep(req, m, best_req)
-                best_wts[:] = wts
-        else:
-            m = _undo(kind, i, old, oldw, req, wts, m)
-    c.step = step
-    c.m = m
+    """Run ``nsteps`` annealing steps of one restart in place, by the compiled loop of the
+    objective ``p.objective`` (:data:`ANNEAL_STEPS`; its docstring has the details)."""
+    ANNEAL_STEPS[p.objective](p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_wts, ws, nsteps,
+                              deadline, cutoff)
