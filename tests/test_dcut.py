@@ -201,6 +201,50 @@ def test_out_of_time_gives_a_bracket_not_a_guess():
         assert r.value is None and r.gap > 0
 
 
+def test_the_scip_build_reads_the_clock(monkeypatch):
+    # the model build is Python: with a clock that moves one second per reading and a limit of
+    # 2.5 s, the build must stop at its second check, before SCIP runs (the old build had no
+    # check and handed SCIP the whole limit after building)
+    import types
+
+    import mptsearch.exact.dcut_bnc as bnc
+
+    rng = np.random.default_rng(1)
+    p = 1.0 / (np.arange(80) + 1) ** 1.1
+    p /= p.sum()
+    inst = from_lists(sorted({tuple(sorted(rng.choice(80, size=7, replace=False, p=p).tolist()))
+                              for _ in range(60)}))
+    _, (g,) = _components(inst)
+    sub = request_subdags(g)
+    st, b, x, nodes = branch_and_cut(g, sub, time_limit=60)
+    assert st == "optimal" and x is not None
+    ticks = iter(range(1, 10_000))
+    fake = (lambda: float(next(ticks)))
+    monkeypatch.setattr(bnc, "time", types.SimpleNamespace(perf_counter=fake, process_time=fake))
+    for clock in ("wall", "cpu"):
+        stats = {}
+        assert branch_and_cut(g, sub, time_limit=2.5, stats=stats, clock=clock) == ("timelimit", None, None, 0)
+        assert stats["built"] is False
+        assert branch_and_cut(g, sub, time_limit=0.0, clock=clock) == ("timelimit", None, None, 0)
+
+
+def test_a_tiny_limit_is_kept_within_a_margin():
+    # every phase reads the clock: with 0.2 CPU s the call ends within a few CPU s, whatever
+    # the instance's tree would need
+    import time
+
+    rng = np.random.default_rng(2)
+    p = 1.0 / (np.arange(300) + 1) ** 1.1
+    p /= p.sum()
+    inst = from_lists(sorted({tuple(sorted(rng.choice(300, size=10, replace=False, p=p).tolist()))
+                              for _ in range(200)}))
+    t = time.process_time()
+    r = opt_free_dcut(inst, time_limit=0.2, clock="cpu")
+    spent = time.process_time() - t
+    assert r.lower <= r.upper == trie_cost(inst, r.layout)
+    assert spent < 0.2 + 5.0, spent
+
+
 def test_a_cpu_second_limit_gives_a_bracket_too():
     inst = from_lists([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3], [2, 3, 4]])
     r = opt_free_dcut(inst, time_limit=30, clock="cpu")

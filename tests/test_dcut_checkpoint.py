@@ -30,7 +30,7 @@ def _zipf(seed, n=60, m=40, k=6):
 def test_a_resumed_run_gives_the_same_value(tmp_path):
     inst = _zipf(3)
     path = tmp_path / "ck.json"
-    first = opt_free_dcut(inst, checkpoint=path, max_rounds=2, time_limit=0.5)
+    first = opt_free_dcut(inst, checkpoint=path, max_rounds=2)
     assert first.lower <= first.upper
     doc = json.loads(path.read_text())
     (entry,) = doc["components"].values()
@@ -82,3 +82,42 @@ def test_a_checkpoint_of_another_instance_or_tampered_is_refused(tmp_path):
         path.write_text(json.dumps(bad))
         with pytest.raises(CheckpointError, match="malformed"):
             opt_free_dcut(inst, checkpoint=path)
+
+
+def test_an_interrupted_tree_resumes_from_the_saved_root(tmp_path, monkeypatch):
+    import mptsearch.exact.dcut as dcut
+    import mptsearch.exact.dcut_bnc as bnc
+
+    inst = _zipf(0, n=80, m=60, k=7)
+    plain = opt_free_dcut(inst)
+    assert plain.status == "optimal (tree)"  # the tree is needed: the interruption falls in it
+    path = tmp_path / "ck.json"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bnc, "branch_and_cut", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        opt_free_dcut(inst, checkpoint=path)
+    monkeypatch.undo()
+    doc = json.loads(path.read_text())
+    (entry,) = doc["components"].values()
+    assert entry["root"]["done"] and entry["root"]["rounds"] > 0 and entry["cuts"] and entry["layout"]
+    assert entry["fixing"]["upper"] > plain.value - 1 and entry["fixing"]["zero"]
+    calls = []
+    real = dcut.cut_lp
+
+    def spy(*args, **kwargs):
+        r = real(*args, **kwargs)
+        calls.append((kwargs["max_rounds"], r.rounds, r.value))
+        return r
+
+    monkeypatch.setattr(dcut, "cut_lp", spy)
+    again = opt_free_dcut(inst, checkpoint=path)
+    # the root is not redone: one LP over the saved rows, no separation round, the saved value
+    assert [(a, b) for a, b, _ in calls] == [(0, 0)]
+    assert calls[0][2] == pytest.approx(entry["root"]["value"], abs=1e-6)
+    assert again.optimal and again.value == plain.value == opt_free_closure(inst).value
+    assert trie_cost(inst, again.layout) == again.value
+    (entry,) = json.loads(path.read_text())["components"].values()
+    assert entry["tree"]["bound"] == again.value

@@ -68,3 +68,20 @@ def test_bound_based_elimination_keeps_the_optimum_below_u(seed, count):
         got = _naive(g, fix.zero, fix.one) if fix.feasible else None
         assert got is None or got >= opt
     assert checked > 20 and beyond_rc >= 3
+
+
+def test_a_fixing_cut_short_by_its_deadline_keeps_the_least_cost():
+    # a deadline already passed: one round of the tests, then the fixing so far (a part of the
+    # fixpoint's, with the same least cost: each test keeps what it must)
+    rng = np.random.default_rng(25)
+    short = 0
+    for _, _, _, g in _small_graphs(25, 60):
+        zero = rng.random(len(g.tails)) < 0.3
+        want = _naive(g, zero, np.zeros_like(zero))
+        full = reduce_fixing(g, zero)
+        cut = reduce_fixing(g, zero, deadline=0.0, clock=lambda: 1.0)
+        assert (cut.zero <= full.zero).all() and (cut.one <= full.one).all()
+        if cut.feasible:
+            assert _naive(g, cut.zero, cut.one) == want
+        short += int(cut.zero.sum() + cut.one.sum() < full.zero.sum() + full.one.sum())
+    assert short > 0  # some fixpoints need a second round: the deadline stopped them

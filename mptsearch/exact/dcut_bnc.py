@@ -42,11 +42,18 @@ max-flow in *every* node of the tree, not only at the root. Per component:
 Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a guess: LB is
 the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), or UB itself when
 the reductions of :mod:`mptsearch.exact.dcut_reduce` prove that no arborescence is cheaper
-(floating duals, not certified); UB is the trie cost of the best layout.
+(floating duals, not certified); UB is the trie cost of the best layout. The time limit is
+read by every phase after the closure is built: the root loop (half of the component's share),
+the local search (its steps scaled to what is left), the reductions (no round after the
+deadline), and the SCIP model's build (the clock read every :data:`BUILD_CHECK` rows; a
+model not built in time is not solved). A component whose first LP does not finish in time is
+bounded below by the weight of its chunks (each is computed at least once) and laid out by
+agglomerative.
 
-With a checkpoint file (:mod:`mptsearch.exact.dcut_checkpoint`) each component's root cut rows
-and best layout are saved as they improve, and a later run on the same instance starts from
-them (its bounds proved again).
+With a checkpoint file (:mod:`mptsearch.exact.dcut_checkpoint`) each component's root cut rows,
+best layout, root outcome, fixing and tree bound are saved as they improve, and a later run on
+the same instance starts from them (its bounds proved again; a root loop that ended by itself
+is not rerun: one LP solve over its rows).
 
 **Why SCIP and not an own branch-and-bound over HiGHS.** SCIP (Apache-2.0; PySCIPOpt MIT,
 manylinux wheels with SCIP bundled) takes cut separation as a Python callback, the way
@@ -73,6 +80,7 @@ __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "opt_free_d
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
 TAIL_ROUNDS = 3  # root tailing off: the tree separates on
+BUILD_CHECK = 512  # the SCIP model build reads the clock every this many rows or variables
 #: SCIP parameters of the tree beyond its defaults: SCIP's own general-purpose separators off (the
 #: directed cuts are the ones that pay here) and five root separation rounds (the HiGHS root loop
 #: has separated already). Measured once, m = 200 seed 1 of the Zipf suite after its root loop,
@@ -154,10 +162,26 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     node and LP iteration counts, the cuts the handler added and SCIP's solving time;
     ``clock`` "wall" or "cpu": which seconds ``time_limit`` counts (SCIP's ``timing/clocktype``).
 
+    ``time_limit`` covers the whole call: the model is built in Python (a variable per arc, a
+    row per node and arc, the initial cuts), with the clock read every :data:`BUILD_CHECK`
+    rows; out of time during the build, or with no time left for SCIP, the call returns
+    ("timelimit", None, None, 0) without solving. SCIP then gets what is left.
+
     The lower bound is SCIP's dual bound rounded up (costs are integers): a solver's word.
     """
     from pyscipopt import Model, quicksum
 
+    tick = time.process_time if clock == "cpu" else time.perf_counter
+    end = None if time_limit is None else tick() + float(time_limit)
+    late = (lambda: False) if end is None else (lambda: tick() >= end)
+
+    def out_of_time():
+        if stats is not None:
+            stats.update(nodes=0, lp_iterations=0, separated=0, seconds=0.0, dual_bound=None, built=False)
+        return "timelimit", None, None, 0
+
+    if late():
+        return out_of_time()
     na = len(g.tails)
     m = Model()
     m.hideOutput()
@@ -170,22 +194,28 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     for k, v in {**SCIP_PARAMS, **(params or {})}.items():
         m.setParam(k, v)
     m.setParam("timing/clocktype", 1 if clock == "cpu" else 2)
-    if time_limit is not None:
-        m.setParam("limits/time", max(0.1, float(time_limit)))
     xs = []
     for a in range(na):
+        if a % BUILD_CHECK == 0 and late():
+            return out_of_time()
         lb = 1.0 if fixed_one is not None and fixed_one[a] else 0.0
         ub = 0.0 if fixed_zero is not None and fixed_zero[a] else 1.0
         xs.append(m.addVar(f"x{a}", vtype="B", obj=float(g.costs[a]), lb=lb, ub=ub))
     into = _into_lists(g)
     is_request = set(g.requests)
     for v in range(1, len(g.sets)):
+        if v % BUILD_CHECK == 0 and late():
+            return out_of_time()
         expr = quicksum(xs[a] for a in into[v])
         m.addCons(expr == 1 if v in is_request else expr <= 1)
     for a, t in enumerate(g.tails.tolist()):
+        if a % BUILD_CHECK == 0 and late():
+            return out_of_time()
         if t:
             m.addCons(xs[a] <= quicksum(xs[b] for b in into[t]))
-    for arcs in cuts:
+    for j, arcs in enumerate(cuts):
+        if j % BUILD_CHECK == 0 and late():
+            return out_of_time()
         m.addCons(quicksum(xs[a] for a in arcs.tolist()) >= 1)
     m.setObjIntegral()
     if cutoff is not None:
@@ -200,12 +230,17 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
         for a in range(na):
             m.setSolVal(sol, xs[a], 1.0 if start[a] else 0.0)
         m.addSol(sol)
+    if end is not None:
+        left = end - tick()
+        if left <= 0:
+            return out_of_time()
+        m.setParam("limits/time", left)
     m.optimize()
     status = m.getStatus()
     nodes = m.getNNodes()
     if stats is not None:
         stats.update(nodes=nodes, lp_iterations=m.getNLPIterations(), separated=handler.added,
-                     seconds=m.getSolvingTime(), dual_bound=m.getDualbound())
+                     seconds=m.getSolvingTime(), dual_bound=m.getDualbound(), built=True)
     x = None
     if m.getNSols() > 0:
         best = m.getBestSol()
@@ -353,17 +388,34 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         subdags = request_subdags(g)
         lp_end = None if c_end is None else now() + 0.5 * share
         saved_cuts, saved_best, saved_lay = ([], None, None) if ck is None else ck.component(idx, g, red.groups)
-        lp = cut_lp(g, deadline=lp_end, max_rounds=max_rounds, subdags=subdags, cuts=saved_cuts, target=saved_best,
-                    tail_rounds=tail_rounds, clock=now)
+        root_done = ck is not None and ck.root_done(idx)
+        try:  # a root whose loop ended (not by the clock) is re-solved once with its saved rows, not redone
+            lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
+                        cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now)
+        except TimeoutError:  # not even the first LP in time: the chunks' weights bound the component
+            union = 0
+            for q in masks:
+                union |= q
+            w = sum(red.weights[c] for c in range(union.bit_length()) if union >> c & 1)
+            lower += w
+            lp_total += w
+            upper = None
+            optimal = False
+            statuses.add("timelimit (root LP)")
+            continue
         lp_total += lp.value
         if ck is not None:
-            ck.save(idx, g, red.groups, cuts=list(zip(lp.model.kinds[len(lp.model.kinds) - lp.cuts:], lp.cut_arcs)))
+            ck.save(idx, g, red.groups, cuts=list(zip(lp.model.kinds[len(lp.model.kinds) - lp.cuts:], lp.cut_arcs)),
+                    root={"value": float(lp.value), "rounds": int(lp.rounds), "converged": bool(lp.converged),
+                          "done": root_done or lp.converged or (
+                              lp.rounds < max_rounds and (lp_end is None or now() < lp_end))})
         if keep_duals:
             duals.append((idx, g, lp.model, lp.duals, lp.value))
         lb = int(math.ceil(lp.value - 1e-6))
         best, lay, best_x = saved_best, saved_lay, None
-        if len(g.sets) >= SEARCH_SETS and (best is None or lb < best):
-            c, used = _lp_guided_search(g, red.weights, lp.x, seed, search_steps, share)
+        if len(g.sets) >= SEARCH_SETS and (best is None or lb < best) and (c_end is None or now() < c_end):
+            c, used = _lp_guided_search(g, red.weights, lp.x, seed, search_steps,
+                                        None if c_end is None else c_end - now())
             if best is None or c < best:
                 best, lay = c, steiner_layout(used, list(masks), red.weights, red.groups)
                 if ck is not None:
@@ -372,11 +424,13 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         bound, status = lb, "optimal"
         if best is not None and lb < best:
             fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
-            fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+            fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best, deadline=c_end, clock=now)
             if not fix.feasible:  # no arborescence below the best: proved without the tree
                 bound = best
                 proved.add("reduction")
             fz, fo = fix.zero, fix.one
+            if ck is not None:
+                ck.save(idx, g, red.groups, fixing=(best, fz, fo))
         if best is None or bound < best:
             fz, fo = (None, None) if best is None else (fz, fo)
             if best is not None and len(g.sets) >= SEARCH_SETS:
@@ -393,11 +447,14 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                         bound = best
                     else:
                         fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
-                        fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+                        fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best, deadline=c_end,
+                                            clock=now)
                         fz, fo = fix.zero, fix.one
                         if not fix.feasible:
                             bound = best
                             proved.add("reduction")
+                        if ck is not None:
+                            ck.save(idx, g, red.groups, fixing=(best, fz, fo))
         if best is None or bound < best:
             left = None if c_end is None else c_end - now()
             st, b, x, _ = branch_and_cut(g, subdags, time_limit=left, fixed_zero=fz, fixed_one=fo, cuts=lp.cut_arcs,
@@ -410,6 +467,8 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             if b is not None:
                 bound = max(bound, b if best is None else min(b, best))
             status = st
+            if ck is not None:
+                ck.save(idx, g, red.groups, tree={"bound": int(bound), "status": st})
             if best is not None and bound >= best:
                 proved.add("lp" if lb >= best else "tree")  # the rounded-up root LP alone may meet it
         elif lb >= best:

@@ -6,9 +6,18 @@ bitmasks over the instance's own chunks, never as arc numbers: the arcs entering
 recomputed from the closure on loading, so every row is again a valid directed cut of
 :mod:`mptsearch.exact.dcut`, whatever the file says), the best layout found (its cost is
 recomputed on the trie of the component's requests; a sequence that is not an ordering of
-its request is refused). No bound is taken from the file: a resumed run proves its bounds
-again, from a root LP that starts with the saved rows and a cutoff at the saved layout's
-cost. The instance's fingerprint must match (another instance's sets would be refused row by
+its request is refused). Beside them, as a record of where the proof stood, the root loop's
+outcome (its value, rounds, whether it ended by itself or by the clock), the last fixing of the
+reductions (the upper bound U it was made for and its arcs held at 0 and at 1, each as a pair
+of chunk sets) and the tree's last bound and status. No bound is taken from the file: a
+resumed run proves its bounds again, from a root LP that starts with the saved rows and a
+cutoff at the saved layout's cost. When the saved root loop ended by itself, the resumed root
+is that LP solved once over the saved rows (no separation rounds: the rows already are the
+loop's last ones, so the value is the saved one up to the LP's tolerance); the fixing is
+recomputed from it (one pass of the reductions, seconds) rather than read, since a fixing
+from a file could only be trusted by redoing its tests. What a resume cannot bring back is
+SCIP's tree: its open nodes live in the solver, and the resumed tree starts from the root
+again, with the saved layout as its cutoff. The instance's fingerprint must match (another instance's sets would be refused row by
 row, or are still valid cuts: each row is rebuilt as a cut of this closure). The file is JSON, written to a temporary file beside it
 and renamed (:func:`mptsearch._atomic.atomic_open`), so an interrupted write leaves the previous
 checkpoint.
@@ -125,18 +134,40 @@ class Checkpoint:
             best = _prefix_cost(layout, self.inst.weights)
         return cuts, best, layout
 
-    def save(self, idx, g, groups, *, cuts=None, layout=None):
+    def root_done(self, idx) -> bool:
+        """Whether the saved root cut loop of the component ended by itself (no violated cut,
+        tailing off, its round limit or its target), not by the clock: a resumed run then
+        solves the LP once over the saved rows instead of separating again."""
+        got = self.data["components"].get(self._name(idx)) or {}
+        root = got.get("root")
+        return isinstance(root, dict) and root.get("done") is True and bool(got.get("cuts"))
+
+    def save(self, idx, g, groups, *, cuts=None, layout=None, root=None, fixing=None, tree=None):
         """Record the component's cut rows (``cuts`` as (kind, arcs) with kind ("cut", r,
-        node ids)) and its best layout (each kept from before when None), then rewrite the file
-        atomically."""
+        node ids)), its best layout, the root loop's outcome (``root``: value, rounds,
+        converged, done), the last fixing (``fixing`` = (U, zero, one): its arcs as pairs of
+        chunk sets, tail and head) and the tree's last bound and status (``tree``), each kept
+        from before when None, then rewrite the file atomically. The root's value, the fixing
+        and the tree's bound are a record of where the proof stood: a resumed run proves its
+        bounds again (one LP solve over the saved rows, one pass of the reductions)."""
         entry = self.data["components"].setdefault(self._name(idx), {})
+        expand = (lambda v: sorted(x for c in range(g.sets[v].bit_length()) if g.sets[v] >> c & 1 for x in groups[c]))
+        if root is not None:
+            entry["root"] = dict(root)
+        if tree is not None:
+            entry["tree"] = dict(tree)
+        if fixing is not None:
+            upper, zero, one = fixing
+            entry["fixing"] = {"upper": int(upper), "arcs": int(len(g.tails)),
+                               **{name: [[expand(int(g.tails[a])), expand(int(g.heads[a]))]
+                                         for a in np.flatnonzero(arr).tolist()]
+                                  for name, arr in (("zero", zero), ("one", one))}}
         if cuts is not None:
             out = []
             for kind, _ in cuts:
                 if kind[0] != "cut":
                     continue
-                members = [sorted(x for c in range(g.sets[v].bit_length()) if g.sets[v] >> c & 1 for x in groups[c])
-                           for v in kind[2]]
+                members = [expand(v) for v in kind[2]]
                 out.append([int(kind[1]), members])
             entry["cuts"] = out
         if layout is not None:

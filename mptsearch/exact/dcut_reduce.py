@@ -63,6 +63,8 @@ with a tolerance of 1e-6, not an exactly dual-feasible y. A value proved by thes
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .closure import ClosureGraph
@@ -111,9 +113,11 @@ def _paths(g, order, usable, dplus, into, outs, required):
 
 def reduce_fixing(g: ClosureGraph, zero: np.ndarray | None = None, one: np.ndarray | None = None, *,
                   lb: float | None = None, reduced: np.ndarray | None = None, upper: int | None = None,
-                  tol: float = 1e-6) -> Fixing:
+                  tol: float = 1e-6, deadline: float | None = None, clock=time.perf_counter) -> Fixing:
     """Tests 1-5 of the module docstring to a fixpoint, from the fixing (``zero``, ``one``);
-    test 5 only with ``lb``, ``reduced`` and ``upper`` (U). O(rounds * arcs).
+    test 5 only with ``lb``, ``reduced`` and ``upper`` (U). O(rounds * arcs). With a
+    ``deadline`` (a ``clock()`` value) no new round starts after it: the fixing so far is
+    returned (every test keeps what it must, so a fixing cut short is as sound, only smaller).
 
     Returns
     -------
@@ -135,7 +139,11 @@ def reduce_fixing(g: ClosureGraph, zero: np.ndarray | None = None, one: np.ndarr
     bound = lb is not None and reduced is not None and upper is not None
     dplus = np.maximum(np.asarray(reduced, dtype=np.float64), 0.0) if bound else None
     tails = g.tails.tolist()
+    first = True
     while True:
+        if not first and deadline is not None and clock() >= deadline:
+            return Fixing(zero, one, not (zero & one).any())
+        first = False
         if (zero & one).any():
             return Fixing(zero, one, False)
         before = (int(zero.sum()), int(one.sum()))
