@@ -38,7 +38,22 @@ from mptsearch.exact.dcut_bnc import reduced_cost_fixing  # noqa: E402
 from mptsearch.exact.dcut_reduce import reduce_fixing  # noqa: E402
 
 
-def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, max_rounds=60, edge=None):
+def balance_rows(g):
+    """in(v) - out(v) <= 0 for every node v that is not a request (an optimal arborescence has
+    no Steiner leaf: arc costs are >= 1), as (rows, lo, hi)."""
+    into = [[] for _ in g.sets]
+    out = [[] for _ in g.sets]
+    for a, (t, h) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
+        into[h].append(a)
+        out[t].append(a)
+    req = set(g.requests)
+    rows = [(np.array(into[v] + out[v], dtype=np.int32), np.array([1.0] * len(into[v]) + [-1.0] * len(out[v])))
+            for v in range(1, len(g.sets)) if v not in req]
+    return rows, [-np.inf] * len(rows), [0.0] * len(rows)
+
+
+def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, max_rounds=60, edge=None,
+         balance=False):
     t0 = time.process_time()
     h = _new_highs()
     for k, v in {"output_flag": False, "threads": 1, "presolve": "off", "solver": "simplex"}.items():
@@ -52,7 +67,12 @@ def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, ma
     nin = sum(1 for k in kinds if k[0] == "in")
     chunk_rows = rows[nin:]
     nbase = nin if lazy else len(rows)
-    _add_rows(h, rows[:nbase], lo[:nbase], hi[:nbase])
+    rows, lo, hi = rows[:nbase], lo[:nbase], hi[:nbase]
+    if balance:
+        br, bl, bh = balance_rows(g)
+        rows, lo, hi = rows + br, lo + bl, hi + bh
+        nbase = len(rows)
+    _add_rows(h, rows, lo, hi)
     active, keys = [], set()
     lp_cpu, iters, rounds = 0.0, 0, 0
     while True:
@@ -100,7 +120,23 @@ def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, ma
 
 
 def main():
-    what, m, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    what = sys.argv[1]
+    if what == "dense":  # dense N:K:M cfg...: the loop on the dense suite's first sample (seed 25)
+        from bench_closure import dense_suite
+
+        n, k, m = (int(v) for v in sys.argv[2].split(":"))
+        name = f"{k}-uniform n={n} m={m} #0"
+        red = reduce_instance(next(i for nm, i in dense_suite(1, 25) if nm == name))
+        idx, masks = max(red.components, key=lambda c: len(c[0]))
+        g = closure_graph(masks, red.weights)
+        sub = request_subdags(g)
+        separate(np.zeros(len(g.tails)), sub)
+        for cfg in sys.argv[3:]:
+            v, r, cpu, lp_cpu, it = loop(g, sub, **json.loads(cfg))
+            print(f"{name} ({len(g.sets)} sets, {len(g.tails)} arcs) {cfg}: value {v:.3f} rounds {r} CPU {cpu:.2f} s, "
+                  f"HiGHS {lp_cpu:.2f} s, {it} iterations", flush=True)
+        return
+    m, seed = int(sys.argv[2]), int(sys.argv[3])
     red = reduce_instance(zipf_unit(m, 10, seed))
     idx, masks = max(red.components, key=lambda c: len(c[0]))
     g = closure_graph(masks, red.weights)
