@@ -412,6 +412,48 @@ def run_dcut_cert(argv):
         out.write_text(json.dumps(data, indent=1) + "\n")
 
 
+def run_dcut_loop(argv):
+    """``--dcut-loop M:SEED[,SEED...] CFG [CFG ...]``: the root cut loop of
+    :func:`mptsearch.exact.dcut.cut_lp` (tailing off as in ``opt_free_dcut``) on the largest
+    component of :func:`zipf_unit` (k = 10), once per configuration (CFG: JSON keyword
+    arguments of ``cut_lp``, ``{}`` the defaults) on the same instance in one process; CPU
+    seconds of this process, the loop's value, rounds and cuts; rows appended to
+    benchmarks/results/closure_dcut_loop.json as each run finishes."""
+    from mptsearch.exact.closure import closure_graph, reduce_instance
+    from mptsearch.exact.dcut import cut_lp, request_subdags, separate
+    from mptsearch.exact.dcut_bnc import TAIL_ROUNDS
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--dcut-loop", required=True, help="M:SEED[,SEED...]")
+    p.add_argument("--max-rounds", type=int, default=50)
+    p.add_argument("configs", nargs="+", help="JSON keyword arguments of cut_lp")
+    a = p.parse_args(argv)
+    out = Path(__file__).resolve().parent / "results" / "closure_dcut_loop.json"
+    m, seeds = a.dcut_loop.split(":")
+    for seed in (int(s) for s in seeds.split(",")):
+        red = reduce_instance(zipf_unit(int(m), 10, seed))
+        idx, masks = max(red.components, key=lambda c: len(c[0]))
+        g = closure_graph(masks, red.weights)
+        sub = request_subdags(g)
+        separate(np.zeros(len(g.tails)), sub)  # compile outside the timings
+        for cfg in a.configs:
+            kw = json.loads(cfg)
+            row = {"instance": f"zipf-unit m={m} k=10 #{seed}", "arcs": len(g.tails), "sets": len(g.sets),
+                   "config": kw, "git_commit": git_commit(), "load_average_before": os.getloadavg()}
+            c0 = time.process_time()
+            lp = cut_lp(g, subdags=sub, max_rounds=a.max_rounds, tail_rounds=TAIL_ROUNDS, **kw)
+            row.update(cpu=time.process_time() - c0, seconds=lp.seconds, lp_seconds=lp.lp_seconds, value=lp.value,
+                       cover=lp.cover_value, rounds=lp.rounds, cuts=lp.cuts, converged=lp.converged,
+                       history=[(r, v, c, round(t, 2)) for r, v, c, t in lp.history],
+                       load_average_after=os.getloadavg())
+            print(json.dumps({k: v for k, v in row.items() if k != "history"}), flush=True)
+            data = json.loads(out.read_text()) if out.exists() else {"rows": []}
+            data["rows"].append(row)
+            tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(data, indent=1) + "\n")
+            os.replace(tmp, out)
+
+
 def dcut_table(labelled=False):
     """The side-by-side table of docs/exact.md from benchmarks/results/closure_dcut.json (with
     ``labelled``, the rows run with a ``--label`` only)."""
@@ -438,6 +480,8 @@ def dcut_table(labelled=False):
 
 
 def main():
+    if "--dcut-loop" in sys.argv:
+        return run_dcut_loop(sys.argv[1:])
     if "--dcut-cert" in sys.argv:
         return run_dcut_cert(sys.argv[1:])
     if "--dcut" in sys.argv or "--dcut-dense" in sys.argv:

@@ -20,6 +20,7 @@ the defaults; ``ours``: :data:`mptsearch.exact.dcut_bnc.SCIP_PARAMS`) and prints
 bound, layout and counts.
 """
 
+import itertools
 import json
 import sys
 import time
@@ -38,7 +39,63 @@ from mptsearch.exact.dcut_bnc import reduced_cost_fixing  # noqa: E402
 from mptsearch.exact.dcut_reduce import reduce_fixing  # noqa: E402
 
 
-def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, max_rounds=60, edge=None):
+def balance_rows(g):
+    """in(v) - out(v) <= 0 for every node v that is not a request (an optimal arborescence has
+    no Steiner leaf: arc costs are >= 1), as (rows, lo, hi)."""
+    into = [[] for _ in g.sets]
+    out = [[] for _ in g.sets]
+    for a, (t, h) in enumerate(zip(g.tails.tolist(), g.heads.tolist())):
+        into[h].append(a)
+        out[t].append(a)
+    req = set(g.requests)
+    rows = [(np.array(into[v] + out[v], dtype=np.int32), np.array([1.0] * len(into[v]) + [-1.0] * len(out[v])))
+            for v in range(1, len(g.sets)) if v not in req]
+    return rows, [-np.inf] * len(rows), [0.0] * len(rows)
+
+
+def level_rows(g, weights, time_limit=20.0):
+    """Level rows: for every depth j, sum of x over the arcs X -> Y with w(X) < j <= w(Y) is at
+    least cover_j, the least number of chunk sets of weight j such that every request of weight
+    >= j contains one (an arborescence's trie has one node at depth j on each such arc, and
+    the root path of every such request passes depth j on one of them). Unit weights per
+    original chunk: w counts merged chunks by their sizes; here only for components whose
+    merged chunks all have weight 1. cover_j by HiGHS's MIP (its dual bound rounded up: a
+    solver's word) within ``time_limit`` s each. (rows, lo, hi, covers)."""
+    import highspy
+
+    assert all(w == 1 for w in weights), "level rows: unit merged weights only"
+    size = [bin(s).count("1") for s in g.sets]
+    reqs = [g.sets[r] for r in g.requests]
+    n = max(s.bit_length() for s in reqs)
+    rows, lo, hi, covers = [], [], [], []
+    for j in range(1, max(size[r] for r in g.requests) + 1):
+        big = [r for r in reqs if bin(r).count("1") >= j]
+        cands = sorted({sum(1 << c for c in sub) for r in big
+                        for sub in itertools.combinations([c for c in range(n) if r >> c & 1], j)})
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("time_limit", time_limit)
+        h.addVars(len(cands), np.zeros(len(cands)), np.ones(len(cands)))
+        h.changeColsCost(len(cands), np.arange(len(cands), dtype=np.int32), np.ones(len(cands)))
+        h.changeColsIntegrality(len(cands), np.arange(len(cands), dtype=np.int32),
+                                np.array([highspy.HighsVarType.kInteger] * len(cands)))
+        for r in big:
+            idx = np.array([i for i, c in enumerate(cands) if c & r == c], dtype=np.int32)
+            h.addRow(1.0, np.inf, len(idx), idx, np.ones(len(idx)))
+        h.run()
+        cov = int(np.ceil(h.getInfo().mip_dual_bound - 1e-6))
+        covers.append(cov)
+        arcs = np.array([a for a, (t, hd) in enumerate(zip(g.tails.tolist(), g.heads.tolist()))
+                         if size[t] < j <= size[hd]], dtype=np.int32)
+        rows.append((arcs, np.ones(len(arcs))))
+        lo.append(float(cov))
+        hi.append(np.inf)
+    return rows, lo, hi, covers
+
+
+def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, max_rounds=60, edge=None,
+         balance=False, level=None):
     t0 = time.process_time()
     h = _new_highs()
     for k, v in {"output_flag": False, "threads": 1, "presolve": "off", "solver": "simplex"}.items():
@@ -52,7 +109,17 @@ def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, ma
     nin = sum(1 for k in kinds if k[0] == "in")
     chunk_rows = rows[nin:]
     nbase = nin if lazy else len(rows)
-    _add_rows(h, rows[:nbase], lo[:nbase], hi[:nbase])
+    rows, lo, hi = rows[:nbase], lo[:nbase], hi[:nbase]
+    if balance:
+        br, bl, bh = balance_rows(g)
+        rows, lo, hi = rows + br, lo + bl, hi + bh
+        nbase = len(rows)
+    if level is not None:
+        lr, ll, lh, covers = level
+        rows, lo, hi = rows + lr, lo + ll, hi + lh
+        nbase = len(rows)
+        print(f"  level rows: cover_j = {covers} (sum {sum(covers)})", flush=True)
+    _add_rows(h, rows, lo, hi)
     active, keys = [], set()
     lp_cpu, iters, rounds = 0.0, 0, 0
     while True:
@@ -100,7 +167,46 @@ def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, ma
 
 
 def main():
-    what, m, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    what = sys.argv[1]
+    if what == "dense":  # dense N:K:M cfg...: the loop on the dense suite's first sample (seed 25)
+        from bench_closure import dense_suite
+
+        n, k, m = (int(v) for v in sys.argv[2].split(":"))
+        name = f"{k}-uniform n={n} m={m} #0"
+        red = reduce_instance(next(i for nm, i in dense_suite(1, 25) if nm == name))
+        idx, masks = max(red.components, key=lambda c: len(c[0]))
+        g = closure_graph(masks, red.weights)
+        sub = request_subdags(g)
+        separate(np.zeros(len(g.tails)), sub)
+        if sys.argv[3] == "tree":  # dense N:K:M tree SECONDS: SCIP's tree with the level rows, CPU seconds
+            from mptsearch.exact.dcut_bnc import _lp_guided_search, branch_and_cut
+
+            c0 = time.process_time()
+            lr, ll, _, covers = level_rows(g, red.weights)
+            lp = cut_lp(g, subdags=sub, tail_rounds=3)
+            best, _ = _lp_guided_search(g, red.weights, lp.x, 0, None, 60)
+            fz, fo = reduced_cost_fixing(lp.value, lp.reduced, best)
+            fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=best)
+            left = float(sys.argv[4]) - (time.process_time() - c0)
+            stats = {}
+            st, b, x, _ = branch_and_cut(g, sub, time_limit=left, fixed_zero=fix.zero, fixed_one=fix.one,
+                                         cuts=lp.cut_arcs, cutoff=best, stats=stats, clock="cpu",
+                                         rows=[(a, lo) for (a, _), lo in zip(lr, ll)])
+            got = best if x is None else min(best, int(g.costs[x].sum()))
+            print(f"{name}: covers {covers} (sum {sum(covers)}), cut LP {lp.value:.3f}, search {best}; tree {st}, "
+                  f"bound {b}, layout {got}, CPU {time.process_time() - c0:.1f} s, {stats}", flush=True)
+            return
+        for cfg in sys.argv[3:]:
+            kw = json.loads(cfg)
+            c0 = time.process_time()
+            if kw.get("level"):
+                kw["level"] = level_rows(g, red.weights)
+                print(f"  covers {time.process_time() - c0:.2f} CPU s", flush=True)
+            v, r, cpu, lp_cpu, it = loop(g, sub, **kw)
+            print(f"{name} ({len(g.sets)} sets, {len(g.tails)} arcs) {cfg}: value {v:.3f} rounds {r} CPU {cpu:.2f} s, "
+                  f"HiGHS {lp_cpu:.2f} s, {it} iterations", flush=True)
+        return
+    m, seed = int(sys.argv[2]), int(sys.argv[3])
     red = reduce_instance(zipf_unit(m, 10, seed))
     idx, masks = max(red.components, key=lambda c: len(c[0]))
     g = closure_graph(masks, red.weights)

@@ -148,6 +148,41 @@ def test_k4_cut_lp():
     assert abs(cut_lp(g).value - 22 / 3) < 1e-6
 
 
+def test_round_selection_ranks_within_a_request_then_by_violation():
+    from mptsearch.exact.dcut import _select
+
+    x = np.array([0.1, 0.2, 0.3, 0.4, 0.05])
+    c = [(("cut", 0, ()), np.array([2])), (("cut", 0, ()), np.array([0])), (("cut", 1, ()), np.array([3])),
+         (("cut", 1, ()), np.array([1])), (("cut", 2, ()), np.array([4]))]
+    pick = lambda **kw: [int(a[0]) for _, a in _select(c, x, kw.get("max_cuts"), kw.get("per_request"))]  # noqa: E731
+    assert pick(per_request=1) == [4, 0, 1]  # the most violated of each request, by violation
+    assert pick(max_cuts=4) == [4, 0, 1, 2]  # every request's best before any second cut
+    assert pick(max_cuts=2, per_request=1) == [4, 0]
+    assert pick(per_request=2) == [4, 0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("cfg", [{"max_cuts": 1}, {"per_request": 1}, {"drop_after": 1},
+                                 {"max_cuts": 1, "per_request": 1, "drop_after": 1}])
+def test_cut_management_keeps_the_cut_lp(cfg):
+    # a cut dropped to the pool, or held back by a round's cap, must come back when violated: the
+    # converged loop has the value of the full cut LP whatever the selection
+    (k4,) = _components(k4_3())[1]
+    graphs = [k4] + [g for inst in _random_instances(32, 16, max_n=9, max_m=16) for g in _components(inst)[1]]
+    dropped = 0
+    for g in graphs:
+        ref = cut_lp(g)
+        r = cut_lp(g, max_rounds=1000, **cfg)
+        assert ref.converged and r.converged
+        assert abs(r.value - ref.value) < 1e-6, (cfg, r.value, ref.value)
+        if "max_cuts" in cfg:
+            grown = np.diff([h[2] for h in r.history])
+            assert (grown <= cfg["max_cuts"]).all()
+        dropped += any(b[2] < a[2] for a, b in zip(r.history, r.history[1:]))
+    assert abs(cut_lp(k4, max_rounds=1000, **cfg).value - 22 / 3) < 1e-6
+    if cfg.get("drop_after") == 1:
+        assert dropped  # rows did leave the LP on some instance (the case the test is about)
+
+
 @pytest.mark.parametrize("seed,count", [(14, 25), pytest.param(18, 400, marks=pytest.mark.slow)])
 def test_branch_and_cut_equals_the_dp(seed, count):
     for inst in _random_instances(seed, count, max_n=7, max_m=10):

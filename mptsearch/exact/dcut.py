@@ -342,10 +342,30 @@ def _add_rows(h, rows, lo, hi):
               np.array(starts, dtype=np.int32), np.array(index, dtype=np.int32), np.array(value, dtype=np.float64))
 
 
+def _select(cands: list, x: np.ndarray, max_cuts: int | None, per_request: int | None) -> list:
+    """The rows a round adds (:func:`cut_lp`'s ``max_cuts``, ``per_request``): ``cands`` as
+    (kind, arcs) with kind ("cut", request, nodes), ranked within their request by x(δ⁻(S))
+    ascending; those of rank >= ``per_request`` dropped; then ordered by (rank, x(δ⁻(S))) and
+    the first ``max_cuts`` kept. O(c log c) for c candidates."""
+    vals = [float(x[arcs].sum()) for _, arcs in cands]
+    order = sorted(range(len(cands)), key=lambda i: (cands[i][0][1], vals[i]))
+    rank, last, r = [0] * len(cands), None, 0
+    for i in order:
+        req = cands[i][0][1]
+        r = r + 1 if req == last else 0
+        rank[i], last = r, req
+    keep = [i for i in range(len(cands)) if per_request is None or rank[i] < per_request]
+    keep.sort(key=lambda i: (rank[i], vals[i]))
+    if max_cuts is not None:
+        keep = keep[:max_cuts]
+    return [cands[i] for i in keep]
+
+
 def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 50, tol: float = TOL,
            back: bool = True, fixed_zero: np.ndarray | None = None, subdags: list | None = None,
            nested: int = NESTED, target: float | None = None, tail_rounds: int | None = None,
-           tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter) -> CutLP:
+           tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter, max_cuts: int | None = None,
+           per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None) -> CutLP:
     """The cut LP of one component by the cut loop (module docstring).
 
     Parameters
@@ -376,6 +396,16 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     cuts : list of (kind, arc ids)
         Cut rows to start from (a checkpoint's; each a valid row, whatever x), ``kind`` as in
         :class:`CutModel`.
+    max_cuts : int, optional
+        New rows per round at most: the most violated cut of every violated request first,
+        then the others by violation (x(δ⁻(S)) ascending); the rest are dropped (the next
+        round separates again). The loop converges only on a round with no violated cut.
+    per_request : int, optional
+        New rows per request and round at most, the most violated first.
+    drop_after : int
+        Rounds a cut row must stay slack (x above 1 + tol, dual 0) before it goes to the pool.
+    highs_options : dict, optional
+        HiGHS options set after the loop's own (e.g. ``simplex_dual_edge_weight_strategy``).
 
     Notes
     -----
@@ -391,6 +421,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     h.setOptionValue("threads", 1)
     h.setOptionValue("presolve", "off")
     h.setOptionValue("solver", "simplex")
+    for k, v in (highs_options or {}).items():
+        h.setOptionValue(k, v)
     na = len(g.tails)
     ub = np.ones(na)
     if fixed_zero is not None:
@@ -448,7 +480,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         for j, (kind, arcs, slack) in enumerate(active):
             loose = x[arcs].sum() > 1 + tol and abs(cut_duals[j]) < 1e-12
             slack = slack + 1 if loose else 0
-            (drop if slack >= 2 else keep).append((j, (kind, arcs, slack)))
+            (drop if slack >= drop_after else keep).append((j, (kind, arcs, slack)))
         if drop:
             h.deleteRows(len(drop), np.array([nbase + j for j, _ in drop], dtype=np.int32))
             for _, (kind, arcs, _) in drop:
@@ -475,13 +507,17 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         if not new:
             converged = True
             break
-        fresh = []
+        fresh, seen = [], set()
         for kind, arcs in new:
             key = tuple(sorted(arcs.tolist()))
-            if key in keys:
+            if key in keys or key in seen:
                 continue
-            keys.add(key)
+            seen.add(key)
             fresh.append((kind, arcs))
+        if max_cuts is not None or per_request is not None:
+            fresh = _select(fresh, x, max_cuts, per_request)
+        for _, arcs in fresh:
+            keys.add(tuple(sorted(arcs.tolist())))
         _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for _, a in fresh], [1.0] * len(fresh),
                   [np.inf] * len(fresh))
         active.extend((kind, arcs, 0) for kind, arcs in fresh)

@@ -152,10 +152,11 @@ def _handler_class():
 
 def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, fixed_zero=None, fixed_one=None,
                    cuts: list = (), cutoff: float | None = None, start: np.ndarray | None = None,
-                   params: dict | None = None, stats: dict | None = None, clock: str = "wall"):
+                   params: dict | None = None, stats: dict | None = None, clock: str = "wall", rows: list = ()):
     """The 0/1 directed-cut program of one component by SCIP: (status, lower bound, used arcs
     or None, nodes). ``fixed_zero``/``fixed_one`` (bool arrays) hold arcs at 0/1; ``cuts`` are
-    initial cut rows (arc id arrays); ``cutoff`` asks for solutions of cost below it only
+    initial cut rows (arc id arrays); ``rows`` further rows (arc ids, lo): x(arcs) >= lo, each
+    valid for every arborescence the tree must not lose; ``cutoff`` asks for solutions of cost below it only
     (then an "infeasible" status means none exists, and the lower bound returned is
     ``cutoff``); ``start`` an arborescence given as a first solution (SCIP checks it); ``params`` SCIP
     parameters set after those of :data:`SCIP_PARAMS`; ``stats``, a dict, receives SCIP's
@@ -217,6 +218,8 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
         if j % BUILD_CHECK == 0 and late():
             return out_of_time()
         m.addCons(quicksum(xs[a] for a in arcs.tolist()) >= 1)
+    for arcs, lo in rows:
+        m.addCons(quicksum(xs[a] for a in np.asarray(arcs).tolist()) >= float(lo))
     m.setObjIntegral()
     if cutoff is not None:
         m.setObjlimit(float(cutoff) - 0.5)
