@@ -72,6 +72,7 @@ import time
 
 import numpy as np
 
+from ..hierarchy import _mask_ids
 from .closure import ClosureGraph
 from .dcut import TOL, _into_lists, _reach, separate
 
@@ -372,8 +373,8 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     graphs = []
     for idx, masks in red.components:
         if len(idx) == 1:
-            layout[idx[0]] = [x for c in range(masks[0].bit_length()) if masks[0] >> c & 1 for x in red.groups[c]]
-            w = sum(red.weights[c] for c in range(masks[0].bit_length()) if masks[0] >> c & 1)
+            layout[idx[0]] = [x for c in _mask_ids(masks[0]) for x in red.groups[c]]
+            w = sum(red.weights[c] for c in _mask_ids(masks[0]))
             lower += w
             upper += w
             lp_total += w
@@ -399,7 +400,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             union = 0
             for q in masks:
                 union |= q
-            w = sum(red.weights[c] for c in range(union.bit_length()) if union >> c & 1)
+            w = sum(red.weights[c] for c in _mask_ids(union))
             lower += w
             lp_total += w
             upper = None

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import atomic_open
+from ..hierarchy import _mask_ids
 from ..instance import InstanceError
 
 __all__ = ["FORMAT", "fingerprint", "Checkpoint", "CheckpointError"]
@@ -151,7 +152,7 @@ class Checkpoint:
         and the tree's bound are a record of where the proof stood: a resumed run proves its
         bounds again (one LP solve over the saved rows, one pass of the reductions)."""
         entry = self.data["components"].setdefault(self._name(idx), {})
-        expand = (lambda v: sorted(x for c in range(g.sets[v].bit_length()) if g.sets[v] >> c & 1 for x in groups[c]))
+        expand = (lambda v: sorted(x for c in _mask_ids(g.sets[v]) for x in groups[c]))
         if root is not None:
             entry["root"] = dict(root)
         if tree is not None:

@@ -53,7 +53,7 @@ def _objective_kernel(code):
     constant of the closure, so numba drops the other objectives' branches before typing and
     compiles only the kernels this objective calls (the serving layouter's online cost, the
     heuristics' layouts and OPT_glob's table are each compiled by the one objective that uses
-    them; a search with ``blend`` compiled all five, about 40 s more)."""
+    them)."""
 
     @njit(cache=True)
     def objective(req, m, n, weights, check, ws, heuristic, window):
