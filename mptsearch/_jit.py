@@ -13,17 +13,34 @@ to the package recompiles every kernel once; files outside the package keep numb
 Where the caches live does not change (``NUMBA_CACHE_DIR``, else ``__pycache__`` beside the
 sources, else numba's per-user folder): only the stamp numba writes into, and checks against,
 each index file. The digest reads about 1 MB once per process (milliseconds).
+
+Processes that start together with an empty cache (the workers of ``-j``, of a Dask cluster on
+one machine, of ``pytest -n``) would each compile the same kernel: seconds to tens of seconds
+of CPU apiece, spent again for nothing. So a kernel compiles under an advisory file lock beside
+its cache index (``<index>.lock``, ``fcntl.flock``): the first process compiles and saves, the
+others wait, then load what it saved. The lock is only an optimisation: where it cannot be
+taken (no ``fcntl``, a read-only cache folder, a wait past :data:`LOCK_WAIT` seconds, or a
+lock another process holds while this one is already inside a compilation) the process
+compiles on its own, as numba alone would.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
+import threading
+import time
 from pathlib import Path
 
 import numba
 from numba import types
-from numba.core import caching
+from numba.core import caching, sigutils
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: every process compiles on its own
+    fcntl = None
 
 __all__ = ["njit", "package_digest"]
 
@@ -50,9 +67,93 @@ def njit(*args, **options):
     times, ``online_batch`` twice). Boolean and string constants still specialise, as flags
     that select code paths should."""
     if len(args) == 1 and callable(args[0]) and not options:
-        return _plain_int_calls(numba.njit(args[0]))
+        return _compile_once(_plain_int_calls(numba.njit(args[0])))
     decorate = numba.njit(*args, **options)
-    return lambda func: _plain_int_calls(decorate(func))
+    return lambda func: _compile_once(_plain_int_calls(decorate(func)))
+
+
+#: seconds a process waits for another's compilation of one kernel before compiling it itself
+LOCK_WAIT = 600.0
+
+_held: dict[str, int] = {}  # lock files this process holds, with their depth (nested compiles)
+_held_guard = threading.Lock()
+
+
+def _index_path(dispatcher) -> str | None:
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    return getattr(cache_file, "_index_path", None)  # None: numba's NullCache (cache=False)
+
+
+def _compile_once(dispatcher):
+    """Wrap ``dispatcher.compile`` so that one process at a time compiles a cached kernel that
+    is not yet on disk (module docstring); a signature already compiled in this process, or a
+    kernel without a cache, goes straight through."""
+    compile_ = dispatcher.compile
+
+    def compile(sig):
+        index = _index_path(dispatcher) if fcntl is not None else None
+        if index is None or tuple(sigutils.normalize_signature(sig)[0]) in dispatcher.overloads:
+            return compile_(sig)
+        with _file_lock(index + ".lock"):
+            return compile_(sig)  # loads from the cache if another process saved it meanwhile
+
+    dispatcher.compile = compile
+    return dispatcher
+
+
+class _file_lock:
+    """``flock`` on ``path`` for the block, re-entrant within the process; a lock that cannot be
+    taken within :data:`LOCK_WAIT` seconds, or a file that cannot be opened, is skipped."""
+
+    def __init__(self, path: str):
+        self.path, self.fd, self.nested = path, None, False
+
+    def __enter__(self):
+        with _held_guard:
+            if _held.get(self.path):
+                _held[self.path] += 1
+                self.nested = True
+                return self
+            # Only a process that holds no lock waits: a kernel compiled inside another's
+            # compilation takes its lock if it is free and else compiles on its own, so no two
+            # processes can wait for each other (no deadlock, whatever calls what).
+            wait = 0.0 if any(_held.values()) else LOCK_WAIT
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            return self
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        os.close(fd)
+                        return self
+                    time.sleep(0.02)
+                except OSError:  # a file system without locks
+                    os.close(fd)
+                    return self
+        except BaseException:  # Ctrl-C while waiting
+            os.close(fd)
+            raise
+        self.fd = fd
+        with _held_guard:
+            _held[self.path] = 1
+        return self
+
+    def __exit__(self, *exc):
+        if self.nested:
+            with _held_guard:
+                _held[self.path] -= 1
+        elif self.fd is not None:
+            with _held_guard:
+                _held.pop(self.path, None)
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+        return False
 
 
 def _plain_int(ty):
