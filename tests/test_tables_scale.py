@@ -101,7 +101,7 @@ def test_ggr_rule_equals_the_slow_twin(seed):
     tr = sparse_from_lists(rows, tokens)
     chars = np.array([rng.randint(1, 6) for _ in range(tr.n)], dtype=np.int64)
     for length in (None, chars):
-        lay = ggr_layout(tr, length)
+        lay, _ = ggr_layout(tr, length)
         size = tr.weights if length is None else length
         got = [lay.seq[lay.indptr[j]:lay.indptr[j + 1]].tolist() for j in range(tr.size)]
         # the rule runs on the distinct rows (a repeated row counts once in the hit counts)
@@ -128,3 +128,110 @@ def test_time_budget_skips_but_ggr_always_runs():
     assert tight.bound_how.startswith("trivial") and "skipped" in tight.bound_note
     assert tight.lower_bound <= full.lower_bound <= full.prefill <= tight.prefill
     assert tight.prefill == ran["ggr"].prefill
+
+
+def _zipf_trace(rows, cols, seed=0):
+    """A free trace of ``rows`` rows, one Zipf-drawn value per column (4 to 20,000 values)."""
+    from mptsearch.serving.sparse import _assemble
+
+    rng = np.random.default_rng(seed)
+    sizes = [4, 8, 16, 50, 100, 300, 1000, 2000, 30, 60, 90, 120, 5000, 10000, 20000][:cols]
+    ids = np.empty((rows, cols), dtype=np.int64)
+    off = 0
+    for j, k in enumerate(sizes):
+        p = 1.0 / np.arange(1, k + 1) ** 1.1
+        ids[:, j] = rng.choice(k, size=rows, p=p / p.sum()) + off
+        off += k
+    used = np.zeros(off, dtype=np.bool_)
+    used[ids.ravel()] = True
+    inv = (np.cumsum(used) - 1)[ids.ravel()].astype(np.int32)
+    n = int(used.sum())
+    weights = rng.integers(1, 5, size=n).astype(np.int64)
+    return _assemble(list(range(rows)), tuple(range(n)), weights, np.arange(0, rows * cols + 1, cols, dtype=np.int64),
+                     inv)
+
+
+def _is_permutation_of_lines(tr, lay):
+    for j in range(tr.size):
+        got = lay.seq[lay.indptr[j]:lay.indptr[j + 1]]
+        if sorted(got.tolist()) != sorted(tr.chunks[tr.indptr[j]:tr.indptr[j + 1]].tolist()):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("rule", ["ggr", "greedy"])
+def test_the_level_wise_rules_stop_at_their_deadline(rule):
+    """The deadline is read inside GGR's rule and the greedy (one kernel): on 400,000 rows, which
+    the rules take over a second to lay out, a deadline 20 ms away stops them within a fraction
+    of a second, every row's fields still a permutation of its own, and the note says so."""
+    import time
+
+    from mptsearch.tables.layout import ggr_layout, level_layout
+
+    tr = _zipf_trace(400_000, 15)
+    small = _zipf_trace(200, 15, seed=1)
+    run = (lambda t, d: ggr_layout(t, deadline=d)) if rule == "ggr" else (
+        lambda t, d: level_layout(t, np.ones(t.n), t.weights, d))
+    lay, note = run(small, None)  # compiled, finished
+    assert note == "" and _is_permutation_of_lines(small, lay)
+    t0 = time.perf_counter()
+    lay, note = run(tr, t0 + 0.02)
+    took = time.perf_counter() - t0
+    assert took < 0.02 + 0.6, took
+    assert "cut short by the time limit" in note and f"of {tr.m} distinct rows" in note
+    assert _is_permutation_of_lines(tr, lay)
+
+
+def test_table_time_limit_reaches_inside_ggr_and_the_closure():
+    """A tiny budget on tables where GGR's rule (200,000 rows) and the closure's first round
+    (4,000 distinct rows of 20 two-valued columns: over 2 s to abandon before) ran past it: the
+    call returns within the budget plus a fixed slack, with a valid layout and the notes."""
+    import time
+
+    from mptsearch.tables.bound import free_lower_bound
+    from mptsearch.tables.io import Table
+    from mptsearch.tables.layout import reorder_model
+    from mptsearch.tables.model import table_model
+
+    rng = np.random.default_rng(0)
+    big = rng.integers(0, 50, size=(200_000, 8)).astype(str).tolist()
+    model = table_model(Table([f"c{j}" for j in range(8)], big, [list(c) for c in zip(*big)]), fd="none")
+    t0 = time.perf_counter()
+    lay = reorder_model(model, budget=0.05, start=t0)
+    took = time.perf_counter() - t0
+    ggr = next(r for r in lay.rows if r.method == "ggr")
+    assert "cut short by the time limit" in ggr.note
+    assert lay.prefill <= ggr.prefill  # the cheaper of the given order and the cut rule, checked against the trie
+    assert took < 0.05 + 2.0, took
+    assert sorted(lay.field_orders[0].tolist()) == list(range(8))
+
+    two = np.random.default_rng(1).integers(0, 2, size=(4000, 20)).astype(str).tolist()
+    tr = table_model(Table([f"c{j}" for j in range(20)], two, [list(c) for c in zip(*two)]), fd="none").trace
+    assert 1 < tr.m <= 5000
+    t0 = time.perf_counter()
+    fb = free_lower_bound(tr, time_limit=0.3, deadline=t0 + 0.3)
+    took = time.perf_counter() - t0
+    assert took < 0.3 + 0.5, took
+    assert "directed-cut program not run" in fb.note
+    assert fb.value == int(tr.weights.sum())  # the trivial bound: every field (two values per column) once
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_first_round_count_proves_the_closure_too_large(seed):
+    """When the count of pairwise intersections says the closure has more than the cap, building
+    it with that cap fails (dense words and sparse sets alike)."""
+    from mptsearch.exact.closure import ClosureTooLarge, closure_graph
+    from mptsearch.tables.bound import _first_round_too_large
+
+    rng = random.Random(seed)
+    n = rng.choice([8, 20, 300])
+    masks = list({sum(1 << x for x in rng.sample(range(n), rng.randint(1, min(n, 6 if n > 20 else n)))) | 1
+                  for _ in range(rng.randint(2, 30))})
+    weights = [1] * n
+    for cap in (1, 3, 10, 40):
+        if _first_round_too_large(masks, n, cap, None):
+            with pytest.raises(ClosureTooLarge):
+                closure_graph(masks, weights, max_sets=cap)
+        else:
+            pairwise = {a & b for a in masks for b in masks} - {0}
+            assert len(pairwise) <= cap
