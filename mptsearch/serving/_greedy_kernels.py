@@ -112,7 +112,8 @@ def level_orders(indptr, idx, score_w, rank, by_rank, fallback_rank, deadline):
     ``(-(count - 1) * score_w, rank)``, one per chunk of the node: a count only falls while a
     node is split, so every key is at least as good as its chunk's key of now, and a popped key
     that is not its chunk's of now goes back with the current count (a popped key that is
-    current is then the best of the node, ties included).
+    current is then the best of the node, ties included). A node of one request emits what it
+    has left in ``rank`` order at once (each of its chunks counts 1, so every key is 0).
 
     ``deadline``: a ``time.time()`` value (inf: none), read every :data:`WORK_PER_CLOCK` units
     of work between two splits; once it has passed, the rule stops and every request's chunks
@@ -139,6 +140,7 @@ def level_orders(indptr, idx, score_w, rank, by_rank, fallback_rank, deadline):
     tmp = np.empty(m, dtype=np.int64)
     st_start = np.empty(m + 1, dtype=np.int64)
     st_len = np.empty(m + 1, dtype=np.int64)
+    keys = np.empty(n, dtype=np.int64)
     timed = deadline < np.inf
     work = 0
     next_clock = WORK_PER_CLOCK
@@ -158,6 +160,20 @@ def level_orders(indptr, idx, score_w, rank, by_rank, fallback_rank, deadline):
                 buf[s + L] = i
                 L += 1
         if L == 0:
+            continue
+        if L == 1:  # a request alone: every chunk it has left counts 1 and scores 0, so rank order
+            i = buf[s]
+            nk = 0
+            for p in range(indptr[i], indptr[i + 1]):
+                if not done[p]:
+                    keys[nk] = rank[idx[p]]
+                    nk += 1
+                    done[p] = True
+            work += nk
+            rest = np.sort(keys[:nk])
+            for t in range(nk):
+                out[indptr[i] + nemit[i]] = by_rank[rest[t]]
+                nemit[i] += 1
             continue
         nt = 0
         for q in range(s, s + L):
@@ -228,7 +244,6 @@ def level_orders(indptr, idx, score_w, rank, by_rank, fallback_rank, deadline):
             buf[s + q] = tmp[q]
     cut = 0
     if stopped:
-        keys = np.empty(n, dtype=np.int64)
         for i in range(m):
             nk = 0
             for p in range(indptr[i], indptr[i + 1]):
