@@ -256,3 +256,30 @@ def test_first_round_count_proves_the_closure_too_large(seed):
         else:
             pairwise = {a & b for a in masks for b in masks} - {0}
             assert len(pairwise) <= cap
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_table_bound_never_exceeds_the_optimum(seed):
+    """On small random tables, the table's lower bound (the MST bound with the extra edges it
+    gets when the closure program does not run, any edge budget down to 1, and with the program)
+    is at most OPT_free of the free trace by the exact subset DP, which a laid-out table attains
+    (the portfolio's prefill is at least it)."""
+    from mptsearch.exact.free import opt_free
+    from mptsearch.serving.sparse import mst_bound
+    from mptsearch.tables.bound import free_lower_bound
+    from mptsearch.tables.io import Table
+    from mptsearch.tables.layout import reorder_model
+    from mptsearch.tables.model import table_model
+
+    rng = random.Random(seed)
+    rows, cols = rng.randint(3, 9), rng.randint(2, 5)
+    body = [[rng.choice(["a", "b c", "d"][:rng.randint(1, 3)]) + str(j % 2) for j in range(cols)] for _ in range(rows)]
+    model = table_model(Table([f"c{j}" for j in range(cols)], body, [list(c) for c in zip(*body)]), fd="none")
+    tr = model.trace
+    opt = opt_free(tr.to_instance()).value
+    for closure in (False, True):
+        assert free_lower_bound(tr, closure=closure, time_limit=5).value <= opt
+    for budget in (1, 2, 5, 10**6):
+        assert mst_bound(tr, edge_budget=budget).value <= opt
+    lay = reorder_model(model, time_limit=5)
+    assert lay.lower_bound <= lay.prefill

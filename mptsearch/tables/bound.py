@@ -4,7 +4,9 @@ The bounds, the largest kept:
 
 - the trivial bound (every distinct chunk computed once), any size;
 - the MST bound (:func:`mptsearch.serving.sparse.mst_bound`; paper, Section 6.4), when its
-  estimated time fits the time left;
+  estimated time fits the time left; where the directed-cut program will not run, it gets more
+  pair edges (fewer hot chunks over-estimated, a higher bound) from up to half the time left, at
+  most ``time_limit`` seconds and :data:`MST_MAX_EDGES` edges;
 - the directed-cut program (:func:`mptsearch.exact.dcut_bnc.opt_free_dcut`: the closure form
   of Theorem 1 with the directed cuts of :mod:`mptsearch.exact.dcut`, whose LP is at least the
   cover program's), on tables small enough for the intersection closure (at most ``max_rows``
@@ -32,6 +34,10 @@ CLOSURE_MAX_SETS = 20_000  #: closure sets per component past which it gives up 
 #: closure-building work per second (request x closure-set meets; CPU, this project's 2-core
 #: machine): the closure is tried with at most ``rate * seconds left / rows`` sets
 CLOSURE_MEETS_PER_S = 2e6
+#: CPU seconds per edge of the MST bound (this project's 2-core machine), and the most edges it is
+#: given (about 1.1 GB peak at 4e7 edges, measured on LLM-SQL's contributions.csv)
+MST_SECONDS_PER_EDGE = 2.5e-7
+MST_MAX_EDGES = 40_000_000
 
 
 @dataclass
@@ -55,7 +61,7 @@ def mst_seconds(tr: SparseTrace, edge_budget: int = DEFAULT_EDGE_BUDGET) -> floa
     deg = np.bincount(tr.req_chunks, minlength=tr.n).astype(np.int64)
     pairs = int((deg * (deg - 1) // 2).sum())
     hot = pairs > edge_budget
-    return 2.5e-7 * min(pairs, edge_budget) + (2.4e-7 * 64 * tr.nnz if hot else 0.0)
+    return MST_SECONDS_PER_EDGE * min(pairs, edge_budget) + (2.4e-7 * 64 * tr.nnz if hot else 0.0)
 
 
 def free_lower_bound(tr: SparseTrace, *, closure: bool = True, time_limit: float = 10.0,
@@ -63,7 +69,7 @@ def free_lower_bound(tr: SparseTrace, *, closure: bool = True, time_limit: float
                      deadline: float | None = None) -> FreeBound:
     """The best lower bound available on OPT_free of ``tr`` (module docstring).
 
-    ``time_limit``: seconds for the directed-cut program at most; ``deadline``: a
+    ``time_limit``: seconds for the directed-cut program (or the MST bound's extra edges) at most; ``deadline``: a
     ``time.perf_counter()`` value by which the whole step should end (the MST bound is skipped
     when its estimate does not fit, the program gets what is left, at most ``time_limit``)."""
     t0 = time.perf_counter()
@@ -72,7 +78,12 @@ def free_lower_bound(tr: SparseTrace, *, closure: bool = True, time_limit: float
     best = FreeBound(int(tr.weights[deg > 0].sum()), "trivial: every distinct field once")
     est = mst_seconds(tr)
     if est <= left():
-        mst = mst_bound(tr)
+        budget = DEFAULT_EDGE_BUDGET
+        if not (closure and 1 < tr.m <= max_rows):  # no closure program to leave time for: more edges
+            spare = min(0.5 * left(), time_limit) - est
+            if spare > 0:
+                budget = int(min(MST_MAX_EDGES, DEFAULT_EDGE_BUDGET + spare / MST_SECONDS_PER_EDGE))
+        mst = mst_bound(tr, edge_budget=budget)
         if mst.value > best.value:
             best = FreeBound(int(mst.value), "MST" if mst.exact else "MST (hot chunks over-estimated)")
     else:
