@@ -27,8 +27,9 @@ def random_csv(rng, rows, cols):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_fast_csv_reader_and_writer_agree_with_the_csv_module(tmp_path, seed):
+def test_fast_csv_reader_and_writer_agree_with_the_csv_module(tmp_path, seed, monkeypatch):
     pytest.importorskip("pandas")
+    monkeypatch.setattr("mptsearch.tables.io.FAST_CSV_BYTES", 0)
     rng = random.Random(seed)
     src = tmp_path / "t.csv"
     src.write_bytes(random_csv(rng, rng.randint(1, 30), rng.randint(1, 5)).encode())
@@ -59,10 +60,11 @@ def test_fast_csv_reader_and_writer_agree_with_the_csv_module(tmp_path, seed):
                                   "a,b\n1,2,3\n", 'a,b\n"q,r",s', "a,b\n1,\x002\n", 'a,b\n"unterminated,x\n',
                                   "a\n\n   \nx\n", "a\n1\n", "a,b\r1,2\r\r", "a,b\n1,2", 'a,b\n"",""\n',
                                   "\ufeffa,b\n1,2\n", 'a,"b\nc"\n1,2\n'])
-def test_fast_reader_equals_the_csv_module_on_odd_files(tmp_path, text):
+def test_fast_reader_equals_the_csv_module_on_odd_files(tmp_path, text, monkeypatch):
     """Short and long rows, lines of spaces, stray quotes, lone carriage returns, a missing last
     line end, an unterminated quote, a byte-order mark: the fast reader gives the rows the
     ``csv`` module gives, or the same error."""
+    monkeypatch.setattr("mptsearch.tables.io.FAST_CSV_BYTES", 0)
     src = tmp_path / "t.csv"
     src.write_bytes(text.encode())
     got = []

@@ -291,10 +291,15 @@ def read_csv_pandas(path: str, where: str) -> Table | None:
     return Table(list(header), coded=(codes, uniques))
 
 
+#: CSV files from this size on are read by :func:`read_csv_pandas` (below it, importing pandas
+#: costs more than the ``csv`` module's reading)
+FAST_CSV_BYTES = 4 << 20
+
+
 def read_table(path: str, fmt: str | None = None, *, fast: bool = True) -> Table:
     """Read a table file (see the module docstring); the format from ``fmt`` or the suffix.
-    ``fast``: CSV through :func:`read_csv_pandas` when pandas is installed, else
-    :func:`read_csv_arrow` when pyarrow is."""
+    ``fast``: CSV through :func:`read_csv_pandas` when pandas is installed and the file has at
+    least :data:`FAST_CSV_BYTES` bytes, else :func:`read_csv_arrow` when pyarrow is."""
     from .._files import read_errors
 
     fmt = table_format(path, fmt)
@@ -307,7 +312,8 @@ def read_table(path: str, fmt: str | None = None, *, fast: bool = True) -> Table
                 raise FileNotFoundError(path)
             return read_parquet(path, where)
         if fmt == "csv" and fast:
-            tab = read_csv_pandas(path, where)
+            big = os.path.getsize(path) >= FAST_CSV_BYTES
+            tab = read_csv_pandas(path, where) if big else None
             if tab is None:
                 tab = read_csv_arrow(path, where)
             if tab is not None:
