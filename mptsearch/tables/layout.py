@@ -149,7 +149,8 @@ class TableLayout:
 
 
 #: the order the portfolio runs its methods in under a time budget: GGR's rule first (so the
-#: written layout is never worse than it), then by cost
+#: written layout is never worse than it, unless the deadline cut the rule short, which its note
+#: says), then by cost
 RUN_ORDER = ("ggr", "ggr-chars", "greedy", "popularity", "agglomerative", "class-orders", "closure")
 
 
@@ -199,7 +200,8 @@ def reorder_model(model: TableModel, method: str = "portfolio", *, bound: bool =
     portfolio. ``budget``: seconds for the whole job, counted from ``start`` (a
     ``time.perf_counter()`` value; default now): the portfolio runs its methods in
     :data:`RUN_ORDER` and skips one whose estimate (:func:`method_seconds`) does not fit the time
-    left (GGR's rule always runs), the bound gets what is left; None: no budget.
+    left (GGR's rule always runs, up to the deadline, which it reads inside), the bound gets what
+    is left; None: no budget.
     """
     if method not in METHODS:
         raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
