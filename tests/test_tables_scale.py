@@ -185,8 +185,8 @@ def _is_permutation_of_lines(tr, lay):
 @pytest.mark.parametrize("rule", ["ggr", "greedy"])
 def test_the_level_wise_rules_stop_at_their_deadline(rule):
     """The deadline is read inside GGR's rule and the greedy (one kernel): on 400,000 rows, which
-    the rules take over a second to lay out, a deadline 20 ms away stops them within a fraction
-    of a second, every row's fields still a permutation of its own, and the note says so."""
+    the rules take over a second to lay out, a deadline 20 ms away stops them in less than half
+    the time of the full run, every row's fields still a permutation of its own, and the note says so."""
     import time
 
     from mptsearch.tables.layout import ggr_layout, level_layout
@@ -198,9 +198,13 @@ def test_the_level_wise_rules_stop_at_their_deadline(rule):
     lay, note = run(small, None)  # compiled, finished
     assert note == "" and _is_permutation_of_lines(small, lay)
     t0 = time.perf_counter()
+    lay, note = run(tr, None)
+    full = time.perf_counter() - t0
+    assert note == ""
+    t0 = time.perf_counter()
     lay, note = run(tr, t0 + 0.02)
     took = time.perf_counter() - t0
-    assert took < 0.02 + 0.6, took
+    assert took < min(0.5 * full, 0.02 + 2.0), (took, full)  # the same load slows both runs
     assert "cut short by the time limit" in note and f"of {tr.m} distinct rows" in note
     assert _is_permutation_of_lines(tr, lay)
 
@@ -234,7 +238,7 @@ def test_table_time_limit_reaches_inside_ggr_and_the_closure():
     t0 = time.perf_counter()
     fb = free_lower_bound(tr, time_limit=0.3, deadline=t0 + 0.3)
     took = time.perf_counter() - t0
-    assert took < 0.3 + 0.5, took
+    assert took < 0.3 + 1.0, took
     assert "directed-cut program not run" in fb.note
     assert fb.value == int(tr.weights.sum())  # the trivial bound: every field (two values per column) once
 
