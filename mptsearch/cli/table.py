@@ -85,7 +85,7 @@ def table(file, fmt, out, prompts_out, template, first, last, exclude, fd, token
                         template=template)
     t_model = time.perf_counter() - t0 - t_read
     tc = time.perf_counter()  # bad input is reported before this: compile only for a real run
-    announce_compile(*LAYOUT_KERNELS, "mptsearch.tables._ggr_kernels:ggr_orders", quiet=quiet)
+    announce_compile(*LAYOUT_KERNELS, "mptsearch.serving._greedy_kernels:level_orders", quiet=quiet)
     compile_kernels()  # a first run's compilation (or the cache's loading) is not charged to --time-limit
     t1 = time.perf_counter()
     t_compile = t1 - tc

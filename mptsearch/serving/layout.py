@@ -72,10 +72,17 @@ def _expand(tr: SparseTrace, req_indptr: np.ndarray, req_seq: np.ndarray) -> Lay
 
 
 def _by_rank(tr: SparseTrace, rank: np.ndarray) -> Layout:
-    """Every line's chunks sorted by ``rank`` (a global order)."""
-    rows = np.repeat(np.arange(tr.size, dtype=np.int64), np.diff(tr.indptr))
-    perm = np.lexsort((rank[tr.chunks], rows))
-    return Layout(tr.indptr, tr.chunks[perm])
+    """Every line's chunks sorted by ``rank`` (a global order; ties kept in line order): one
+    compiled insertion sort per line of the keys rank * L + position (L the longest line)."""
+    from ._sparse_kernels import sort_rows
+
+    lens = np.diff(tr.indptr)
+    if not len(tr.chunks):
+        return Layout(tr.indptr, tr.chunks.copy())
+    L = int(lens.max())
+    start = np.repeat(tr.indptr[:-1], lens)
+    key = np.asarray(rank, dtype=np.int64)[tr.chunks] * L + (np.arange(len(tr.chunks), dtype=np.int64) - start)
+    return Layout(tr.indptr, tr.chunks[start + sort_rows(tr.indptr, key) % L])
 
 
 def popularity_order(tr: SparseTrace) -> np.ndarray:

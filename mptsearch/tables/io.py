@@ -1,5 +1,7 @@
 """Reading and writing tables: CSV (a header line), JSONL of objects, Parquet (when pyarrow is
-installed).
+installed). Large CSV files are read by pandas' C parser (when pandas is installed, checked
+against the ``csv`` module's record shapes) or pyarrow's, kept as per-column codes, and written
+back by a compiled loop over pre-encoded cells.
 
 A table is a list of column names and, for every row, one cell per column. A cell's *text* is
 what goes into the prompt: a CSV cell as it is; a JSON string as it is, any other JSON value
@@ -32,17 +34,22 @@ class Table:
     """Column names and the cells of every row.
 
     ``rows[i][c]`` is the original cell (what is written back); ``texts[c][i]`` its text. A table
-    read by the fast CSV reader (:func:`read_csv_arrow`) holds its cells in ``arrow`` (a pyarrow
-    Table of string columns, the cells as read) instead, and builds ``rows`` and ``texts`` only
-    when they are asked for; :meth:`column_codes` interns a column either way."""
+    read by a fast CSV reader holds its cells in ``arrow`` (:func:`read_csv_arrow`: a pyarrow
+    Table of string columns, the cells as read) or in ``coded`` (:func:`read_csv_pandas`: a
+    (columns, rows) int32 array of codes and every column's distinct texts in first-seen order)
+    instead, and builds ``rows`` and ``texts`` only when they are asked for;
+    :meth:`column_codes` interns a column either way."""
 
     columns: list
     _rows: list | None = field(default=None, repr=False)
     _texts: list | None = field(default=None, repr=False)
     arrow: object = field(default=None, repr=False)
+    coded: tuple | None = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
+        if self.coded is not None:
+            return self.coded[0].shape[1]
         return self.arrow.num_rows if self.arrow is not None else len(self._rows)
 
     @property
@@ -53,6 +60,9 @@ class Table:
 
     @property
     def texts(self) -> list:
+        if self._texts is None and self.coded is not None:
+            codes, uniques = self.coded
+            self._texts = [np.asarray(u, dtype=object)[codes[c]].tolist() for c, u in enumerate(uniques)]
         if self._texts is None:
             self._texts = [self.arrow.column(c).to_pylist() for c in range(len(self.columns))]
         return self._texts
@@ -60,6 +70,8 @@ class Table:
     def column_codes(self, c: int) -> tuple[np.ndarray, list]:
         """(codes, distinct texts in first-seen order) of column ``c``: ``texts[c][i]`` is
         ``uniques[codes[i]]``."""
+        if self.coded is not None:
+            return self.coded[0][c].astype(np.int64), self.coded[1][c]
         if self.arrow is not None and self._texts is None:
             enc = self.arrow.column(c).combine_chunks().dictionary_encode()
             return enc.indices.to_numpy().astype(np.int64), enc.dictionary.to_pylist()
@@ -227,9 +239,67 @@ def read_csv_arrow(path: str, where: str) -> Table | None:
     return Table(list(header), arrow=t)
 
 
+def _one_line_header(path: str, where: str) -> list | None:
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        try:
+            header = next(reader)
+        except (StopIteration, csv.Error, UnicodeDecodeError):
+            return None
+        if reader.line_num != 1 or not header:
+            return None
+    _check_columns(header, where)
+    return header
+
+
+def read_csv_pandas(path: str, where: str) -> Table | None:
+    """The CSV file ``path`` read by pandas' C parser into per-column codes (:class:`Table`'s
+    ``coded``), or None when pandas is not installed or the file is not read as it is: pandas
+    fills a short row with empty cells and skips a line of spaces where the ``csv`` module
+    reads a ragged row, so the file's record shapes are first counted by the ``csv`` module's
+    own state machine (:func:`._csv_kernels.csv_shape`) and the result is kept only when every
+    record has the header's fields and pandas read as many rows. Otherwise :func:`read_csv`
+    reads the file again and names what is wrong (the result or the error is the same either
+    way; tested against each other)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    header = _one_line_header(path, where)
+    if header is None:
+        return None
+    from ._csv_kernels import csv_shape
+
+    records, ok = csv_shape(np.fromfile(path, dtype=np.uint8), len(header))
+    if not ok or records == 0:
+        return None
+    names = [f"c{j}" for j in range(len(header))]
+    try:
+        df = pd.read_csv(path, header=None, skiprows=1, names=names, dtype=object, na_filter=False,
+                         keep_default_na=False, skip_blank_lines=True, index_col=False, engine="c",
+                         encoding="utf-8", quoting=csv.QUOTE_MINIMAL, doublequote=True)
+    except (ValueError, UnicodeDecodeError, OSError, pd.errors.ParserError):
+        return None
+    if len(df) != records:
+        return None
+    codes = np.empty((len(names), records), dtype=np.int32)
+    uniques = []
+    for j, name in enumerate(names):
+        cj, uj = pd.factorize(df[name].to_numpy(dtype=object), sort=False)
+        codes[j] = cj
+        uniques.append(list(uj))
+    return Table(list(header), coded=(codes, uniques))
+
+
+#: CSV files from this size on are read by :func:`read_csv_pandas` (below it, importing pandas
+#: costs more than the ``csv`` module's reading)
+FAST_CSV_BYTES = 4 << 20
+
+
 def read_table(path: str, fmt: str | None = None, *, fast: bool = True) -> Table:
     """Read a table file (see the module docstring); the format from ``fmt`` or the suffix.
-    ``fast``: CSV through :func:`read_csv_arrow` when pyarrow is installed."""
+    ``fast``: CSV through :func:`read_csv_pandas` when pandas is installed and the file has at
+    least :data:`FAST_CSV_BYTES` bytes, else :func:`read_csv_arrow` when pyarrow is."""
     from .._files import read_errors
 
     fmt = table_format(path, fmt)
@@ -242,7 +312,10 @@ def read_table(path: str, fmt: str | None = None, *, fast: bool = True) -> Table
                 raise FileNotFoundError(path)
             return read_parquet(path, where)
         if fmt == "csv" and fast:
-            tab = read_csv_arrow(path, where)
+            big = os.path.getsize(path) >= FAST_CSV_BYTES
+            tab = read_csv_pandas(path, where) if big else None
+            if tab is None:
+                tab = read_csv_arrow(path, where)
             if tab is not None:
                 return tab
         with open(path, encoding="utf-8", newline="") as fh:
@@ -288,6 +361,9 @@ def write_table(path: str, fmt: str, table: Table, serve, field_orders) -> None:
                 fh.write(orjson.dumps(rec) + b"\n")
         return
     distinct, which = order_names(cols, field_orders)
+    if fmt == "csv" and table.coded is not None:
+        _write_csv_coded(path, table, serve, distinct, which)
+        return
     names = np.asarray(distinct, dtype=object)[which[serve]] if len(serve) else np.zeros(0, dtype=object)
     if fmt == "csv" and table.arrow is None:
         rows = table.rows
@@ -325,3 +401,44 @@ def write_table(path: str, fmt: str, table: Table, serve, field_orders) -> None:
             import pyarrow.parquet as pq
 
             pq.write_table(out, tmp)
+
+
+def csv_cell(text: str) -> str:
+    """``text`` as ``csv.writer(lineterminator="\\n")`` writes it among other cells: in double
+    quotes (inner quotes doubled) when it holds a comma, a quote or a ``\\n``, else as it is."""
+    if "," in text or '"' in text or "\n" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+#: lines :func:`_write_csv_coded` renders at once
+CSV_BATCH = 1 << 16
+
+
+def _write_csv_coded(path: str, table: Table, serve: np.ndarray, distinct: list, which: np.ndarray) -> None:
+    """The CSV of :func:`write_table` for a table held as codes: every distinct cell encoded once
+    (:func:`csv_cell`), the lines copied from those bytes by :func:`._csv_kernels.csv_lines` in
+    batches of :data:`CSV_BATCH`; the same bytes as the ``csv`` module's writer (tested)."""
+    from ._csv_kernels import csv_lines, csv_lines_bytes
+
+    codes, uniques = table.coded
+    cells = [csv_cell(t) for u in uniques for t in u] + [csv_cell(t) for t in distinct]
+    enc = [t.encode("utf-8") for t in cells]
+    boff = np.zeros(len(enc) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)), out=boff[1:])
+    blob = np.frombuffer(b"".join(enc), dtype=np.uint8) if boff[-1] else np.zeros(1, dtype=np.uint8)
+    base = np.zeros(len(uniques), dtype=np.int64)
+    np.cumsum([len(u) for u in uniques[:-1]], out=base[1:])
+    extra = (which.astype(np.int64) + sum(len(u) for u in uniques)) if len(which) else np.zeros(0, dtype=np.int64)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(list(table.columns) + [RANK, FIELD_ORDER])
+    with atomic_open(path, binary=True) as fh:
+        fh.write(buf.getvalue().encode("utf-8"))
+        out = np.empty(0, dtype=np.uint8)
+        for a in range(0, len(serve), CSV_BATCH):
+            b = min(len(serve), a + CSV_BATCH)
+            need = csv_lines_bytes(codes, base, boff, serve, a, b, extra)
+            if len(out) < need:
+                out = np.empty(need, dtype=np.uint8)
+            p = csv_lines(out, codes, base, boff, blob, serve, a, b, extra)
+            fh.write(memoryview(out[:p]))

@@ -7,8 +7,9 @@ Methods (each a per-row order of the free trace's chunks, :mod:`.model`):
 - ``agglomerative``: agglomerative common intersection (:mod:`mptsearch.serving.sparse_agglomerative`;
   its savings are at least half the optimum's, paper Section 6);
 - ``greedy``: the level-wise greedy hitting set (Proposition 3), the most-held value first;
-- ``ggr``: GGR's rule (:mod:`._ggr_kernels`): the value with the largest hit count
-  ``(rows - 1) * tokens^2`` first, the same recursion;
+- ``ggr``: GGR's rule (:func:`ggr_layout`): the value with the largest hit count
+  ``(rows - 1) * tokens^2`` first, the same recursion (one compiled kernel with the greedy,
+  :func:`mptsearch.serving._greedy_kernels.level_orders`);
 - ``ggr-chars``: the same with GGR's own length, the characters of the value (of the group's
   values for a merged FD group), which is what GGR's code computes (its FD weighting aside);
 - ``popularity``: one global column-value order, most-held first;
@@ -35,7 +36,8 @@ from ..serving.sparse import Layout, orders_cost
 from .bound import FreeBound, free_lower_bound, layout_arrays
 from .model import TableModel
 
-__all__ = ["METHODS", "PORTFOLIO", "RUN_ORDER", "TableLayout", "reorder_model", "phc", "ggr_layout", "method_seconds",
+__all__ = ["METHODS", "PORTFOLIO", "RUN_ORDER", "TableLayout", "reorder_model", "phc", "ggr_layout", "level_layout",
+           "method_seconds",
            "CLASS_ORDERS_MAX_N"]
 
 PORTFOLIO = ("agglomerative", "greedy", "ggr", "ggr-chars", "popularity", "class-orders", "closure")
@@ -55,18 +57,37 @@ def phc(seqs: np.ndarray, order: np.ndarray, fweights: np.ndarray, fchars: np.nd
     return int(fweights[hit].sum()), int((fchars[hit] ** 2).sum())
 
 
-def ggr_layout(tr, length: np.ndarray | None = None) -> Layout:
-    """Per-line orders of GGR's rule (the module docstring) on the free trace ``tr``, a chunk's
-    length its tokens (``length`` None) or ``length[x]`` (GGR's own: the value's characters);
-    ties by the larger length, then the smaller chunk id."""
-    from ._ggr_kernels import ggr_orders
-
+def ggr_layout(tr, length: np.ndarray | None = None, deadline: float | None = None) -> tuple[Layout, str]:
+    """(per-line orders, note) of GGR's rule (the module docstring) on the free trace ``tr``, a
+    chunk's length its tokens (``length`` None) or ``length[x]`` (GGR's own: the value's
+    characters); ties by the larger length, then the smaller chunk id. ``deadline``: a
+    ``time.perf_counter()`` value read inside the rule (:func:`level_layout`)."""
     size = tr.weights if length is None else np.asarray(length, dtype=np.int64)
-    by_rank = np.lexsort((np.arange(tr.n), -size)).astype(np.int64)
+    return level_layout(tr, size.astype(np.float64) ** 2, size, deadline)
+
+
+def level_layout(tr, score: np.ndarray, size: np.ndarray, deadline: float | None = None) -> tuple[Layout, str]:
+    """(per-line orders, note) of the level-wise rule with chunk scores ``score`` (all 1: the
+    greedy hitting set of Proposition 3; a squared length: GGR's rule), ties by the larger
+    ``size``, then the smaller chunk id (:func:`mptsearch.serving._greedy_kernels.level_orders`).
+
+    ``deadline`` (a ``time.perf_counter()`` value; None: none) is read inside the rule: once it
+    has passed, the fields it has not placed yet follow in the popularity order (most-held
+    first), which is a valid layout, and the note says in how many distinct rows."""
+    from ..serving._greedy_kernels import level_orders
+    from ..serving.layout import popularity_order
+
+    by_rank = np.lexsort((np.arange(tr.n), -np.asarray(size))).astype(np.int64)
     rank = np.empty(tr.n, dtype=np.int64)
     rank[by_rank] = np.arange(tr.n, dtype=np.int64)
-    seq = ggr_orders(tr.req_indptr, tr.req_chunks, size.astype(np.float64) ** 2, rank, by_rank)
-    return _expand(tr, tr.req_indptr, seq)
+    fallback = np.empty(tr.n, dtype=np.int64)
+    fallback[popularity_order(tr)] = np.arange(tr.n, dtype=np.int64)
+    wall = np.inf if deadline is None else time.time() + (deadline - time.perf_counter())
+    seq, cut = level_orders(tr.req_indptr, tr.req_chunks, np.ascontiguousarray(score, dtype=np.float64), rank,
+                            by_rank, fallback, wall)
+    note = "" if not cut else (f"cut short by the time limit: in {cut} of {tr.m} distinct rows the fields it had "
+                               "not placed follow in popularity order")
+    return _expand(tr, tr.req_indptr, seq), note
 
 
 def _class_orders(tr) -> Layout | None:
@@ -128,7 +149,8 @@ class TableLayout:
 
 
 #: the order the portfolio runs its methods in under a time budget: GGR's rule first (so the
-#: written layout is never worse than it), then by cost
+#: written layout is never worse than it, unless the deadline cut the rule short, which its note
+#: says), then by cost
 RUN_ORDER = ("ggr", "ggr-chars", "greedy", "popularity", "agglomerative", "class-orders", "closure")
 
 
@@ -148,13 +170,20 @@ def method_seconds(tr, method: str) -> float:
     return 0.0
 
 
-def _free_layout(tr, method: str, model: TableModel | None = None) -> tuple[Layout | None, str]:
-    if method in ("agglomerative", "greedy", "popularity"):
+def _free_layout(tr, method: str, model: TableModel | None = None,
+                 deadline: float | None = None) -> tuple[Layout | None, str]:
+    if method in ("agglomerative", "popularity"):
         return method_orders(tr, method)
+    if method == "greedy":
+        from ..serving import memory
+
+        memory.check(method, tr.m, tr.nnz)
+        return level_layout(tr, np.ones(tr.n), tr.weights, deadline)
     if method == "ggr":
-        return ggr_layout(tr), ""
+        return ggr_layout(tr, deadline=deadline)
     if method == "ggr-chars":
-        return ggr_layout(tr, model.chunk_chars), "lengths in characters, as GGR's code"
+        lay, note = ggr_layout(tr, model.chunk_chars, deadline)
+        return lay, "; ".join(x for x in ("lengths in characters, as GGR's code", note) if x)
     if method == "class-orders":
         lay = _class_orders(tr)
         return lay, "" if lay is not None else f"skipped: more than {CLASS_ORDERS_MAX_N} distinct free chunks"
@@ -171,7 +200,8 @@ def reorder_model(model: TableModel, method: str = "portfolio", *, bound: bool =
     portfolio. ``budget``: seconds for the whole job, counted from ``start`` (a
     ``time.perf_counter()`` value; default now): the portfolio runs its methods in
     :data:`RUN_ORDER` and skips one whose estimate (:func:`method_seconds`) does not fit the time
-    left (GGR's rule always runs), the bound gets what is left; None: no budget.
+    left (GGR's rule always runs, up to the deadline, which it reads inside), the bound gets what
+    is left; None: no budget.
     """
     if method not in METHODS:
         raise InstanceError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
@@ -206,7 +236,7 @@ def reorder_model(model: TableModel, method: str = "portfolio", *, bound: bool =
                 continue
             step(name)
             t0 = time.perf_counter()
-            lay, note = _free_layout(tr, name, model)
+            lay, note = _free_layout(tr, name, model, deadline)
             secs = time.perf_counter() - t0
             if lay is None:
                 rows[name] = MethodRow(name, None, secs, note)
