@@ -274,6 +274,15 @@ def test_forcing_strategy_attains_the_game_value_and_nothing_more(k, length, val
         _replay(tree, k, length, value + Fraction(1, 10 ** 9))   # the checker itself can fail
 
 
+@pytest.mark.slow
+def test_game_value_k3_l6_is_18_over_11():
+    """docs/online.md, Section 11.2: six requests raise k = 3's value from 11/7 to 18/11 (about a
+    minute of CPU), and the attaining adversary replays against every response."""
+    assert game_value_pruned(3, 6) == Fraction(18, 11)
+    tree = forcing_strategy(3, 6, Fraction(18, 11))
+    assert _replay(tree, 3, 6, Fraction(18, 11)) >= 1
+
+
 def test_small_opt_free_matches_the_package_dp():
     rng = random.Random(5)
     for _ in range(80):
