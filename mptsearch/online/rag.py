@@ -235,14 +235,17 @@ def forcing_strategy(k: int, length: int, rho: Fraction):
     def _wins(reqs, nodes, n, left):
         masks = _depth_masks(nodes)
         size = len(nodes)
+        opt_now = small_opt_free(frozenset(reqs))
         go = []
-        for req, n2, _ in _extensions_exact(k, reqs, n):
+        for req, n2, f in _extensions_exact(k, reqs, n):
             num = size + k - _deepest_in(masks, _mask(req))
-            if num >= rho * small_opt_free(frozenset(reqs) | {req}):
+            # OPT_free grows by at least max(1, f): the cheap bound first, the DP only if it passes
+            if num >= rho * (opt_now + max(1, f)) and num >= rho * small_opt_free(frozenset(reqs) | {req}):
                 return {"request": sorted(req), "final": True, "answers": {}}
             if left > 1:
-                go.append((req, n2))
-        for req, n2 in go:
+                go.append((-num / (opt_now + max(1, f)), len(go), req, n2))
+        go.sort()
+        for _, _, req, n2 in go:
             answers = {}
             for order in permutations(sorted(req)):
                 sub = wins(reqs + [req], nodes | {order[:i] for i in range(1, k + 1)}, n2, left - 1)
