@@ -189,8 +189,14 @@ def test_b7_global_orders_savings_on_s_c_k(c, k):
     alpha = Fraction(total - glob, total - free)
     exact = Fraction(math.comb(c, 2) * s * (s + 1) - (c - 1) * (2 * s - 1), c * s * ((c - 1) * s - 1))
     assert alpha == exact
+    # both strict inequalities of (d) with their exact gaps (so a bound moved by one fails): Lemma 4's
+    # Sigma - OPT_glob < Sigma / 2 misses by (c-1)(2s-1), and the alpha bound, which drops that term,
+    # misses by (c-1)(2s-1) / SAV*, SAV* = cs((c-1)s - 1)
     assert 2 * (total - glob) < total
-    assert alpha < Fraction((c - 1) * (s + 1), 2 * ((c - 1) * s - 1))
+    assert total - 2 * (total - glob) == 2 * (c - 1) * (2 * s - 1)
+    bound = Fraction((c - 1) * (s + 1), 2 * ((c - 1) * s - 1))
+    assert alpha < bound
+    assert bound - alpha == Fraction((c - 1) * (2 * s - 1), c * s * ((c - 1) * s - 1))
 
 
 def _float_and_decimal_agree(N):

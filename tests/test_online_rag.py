@@ -16,7 +16,8 @@ import pytest
 from mptsearch.exact.free import opt_free
 from mptsearch.instance import InstanceError, from_lists
 from mptsearch.online.games import game_value, greedy_oldest
-from mptsearch.online.rag import (drop_first_log_lower_bound, dyadic_gadget_cost, dyadic_pieces, game_value_pruned,
+from mptsearch.online.rag import (drop_first_log_lower_bound, dyadic_gadget_cost, dyadic_pieces, forcing_strategy,
+                                  game_value_pruned,
                                   greedy_oldest_reservoir_cost, interval_piece_bound, reservoir_family,
                                   small_opt_free)
 from mptsearch.online.random_priority import (expected_random_priority_cost, inversion_bound, inverted_pairs,
@@ -230,6 +231,56 @@ def test_pruned_game_values_at_reachable_sizes():
     assert game_value_pruned(3, 4) == Fraction(11, 7)
     assert game_value_pruned(4, 3) == Fraction(12, 7)
     assert game_value_pruned(5, 2) == Fraction(5, 3)
+
+
+def _replay(tree, k, length, rho):
+    """Check an adversary tree against every response, independently of the search: requests
+    distinct, exactly k chunks, at most ``length`` per play, a child for every order of a
+    non-final request, and T >= rho OPT_free (trie cost of the committed orders, exact DP) after
+    every order of a final one. The first request's answer is (0..k-1) only: any other answer
+    is a renaming of it. Returns the number of plays checked."""
+    plays = 0
+
+    def walk(node, reqs, orders):
+        nonlocal plays
+        req = tuple(node["request"])
+        assert len(req) == k == len(set(req)) and set(req) not in [set(r) for r in reqs]
+        reqs = reqs + [req]
+        assert len(reqs) <= length
+        if node["final"]:
+            for order in permutations(req):
+                plays += 1
+                assert trie_cost(orders + [order]) >= rho * opt_free(from_lists([list(r) for r in reqs])).value
+            return
+        first = len(reqs) == 1
+        assert not first or req == tuple(range(k))
+        for order in [req] if first else permutations(req):
+            walk(node["answers"][order], reqs, orders + [order])
+
+    walk(tree, [], [])
+    return plays
+
+
+@pytest.mark.parametrize("k,length,value", [(2, 3, Fraction(4, 3)), (3, 3, Fraction(3, 2)), (3, 4, Fraction(11, 7)),
+                                            (4, 3, Fraction(12, 7))])
+def test_forcing_strategy_attains_the_game_value_and_nothing_more(k, length, value):
+    """The adversary tree for the game value is replayed against every response; none exists for
+    any larger ratio (the value plus 10^-9), so the value is attained and exact."""
+    assert game_value_pruned(k, length) == value
+    tree = forcing_strategy(k, length, value)
+    assert _replay(tree, k, length, value) >= 1
+    assert forcing_strategy(k, length, value + Fraction(1, 10 ** 9)) is None
+    with pytest.raises(AssertionError):
+        _replay(tree, k, length, value + Fraction(1, 10 ** 9))   # the checker itself can fail
+
+
+@pytest.mark.slow
+def test_game_value_k3_l6_is_18_over_11():
+    """docs/online.md, Section 11.2: six requests raise k = 3's value from 11/7 to 18/11 (about a
+    minute of CPU), and the attaining adversary replays against every response."""
+    assert game_value_pruned(3, 6) == Fraction(18, 11)
+    tree = forcing_strategy(3, 6, Fraction(18, 11))
+    assert _replay(tree, 3, 6, Fraction(18, 11)) >= 1
 
 
 def test_small_opt_free_matches_the_package_dp():

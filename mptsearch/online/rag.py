@@ -14,7 +14,8 @@ pruned exact game search (docs/online.md, Section 11; paper, Section 7.2 and ope
   which greedy-oldest (Section 9) pays about (k+1)/2 OPT_free (Proposition 11.3).
 - :func:`game_value_pruned`: the value of the flagged W = 1 game of
   :func:`mptsearch.online.games.game_value` in the exactly-k model, with the first answer fixed
-  by symmetry, the final answer in closed form and alpha-beta pruning (same value, fewer nodes).
+  by symmetry, the final answer in closed form and alpha-beta pruning (same value, fewer nodes);
+  :func:`forcing_strategy`: an adversary attaining a given value, as a tree a checker can replay.
 
 Unit weights throughout.
 """
@@ -30,7 +31,7 @@ from typing import Sequence
 from ..instance import InstanceError
 
 __all__ = ["dyadic_pieces", "interval_piece_bound", "dyadic_gadget_cost", "drop_first_log_lower_bound",
-           "small_opt_free", "game_value_pruned", "reservoir_family", "greedy_oldest_reservoir_cost",
+           "small_opt_free", "game_value_pruned", "forcing_strategy", "reservoir_family", "greedy_oldest_reservoir_cost",
            "random_drop_expected_alg_lower", "random_drop_finite_bound", "random_drop_log_lower_bound",
            "interval_piece_bound_real"]
 
@@ -112,9 +113,40 @@ def small_opt_free(requests: frozenset) -> int:
     return sum(len(r) for r in reqs) - best[(1 << m) - 1]
 
 
-def _deepest(nodes: frozenset, req: frozenset) -> int:
-    """The depth of the deepest trie node whose chunks all lie in ``req`` (0: none)."""
-    return max((len(u) for u in nodes if req.issuperset(u)), default=0)
+def _mask(chunks) -> int:
+    m = 0
+    for x in chunks:
+        m |= 1 << x
+    return m
+
+
+def _depth_masks(nodes: frozenset) -> list:
+    """(depth, chunk-set bitmask) of every trie node, deepest first (for :func:`_deepest_in`)."""
+    return sorted({(len(u), _mask(u)) for u in nodes}, reverse=True)
+
+
+def _deepest_in(depth_masks: list, req_mask: int) -> int:
+    """The depth of the deepest trie node whose chunks all lie in the request (0: none)."""
+    for depth, um in depth_masks:
+        if um & ~req_mask == 0:
+            return depth
+    return 0
+
+
+def _extensions_exact(k: int, reqs, n: int):
+    """Every next request of exactly k chunks (old ones and the next unused integers as fresh
+    ones) distinct from ``reqs``: (request, new n, number of fresh chunks)."""
+    seen = set(reqs)
+    for f in range(0, k + 1):
+        fresh = frozenset(range(n, n + f))
+        for old in combinations(range(n), k - f):
+            req = frozenset(old) | fresh
+            if req not in seen:
+                yield req, n + f, f
+
+
+def _first_position(k: int):
+    return frozenset(range(k)), frozenset(tuple(range(i)) for i in range(1, k + 1))
 
 
 def game_value_pruned(k: int, length: int) -> Fraction:
@@ -127,32 +159,25 @@ def game_value_pruned(k: int, length: int) -> Fraction:
     if k < 1 or length < 1:
         raise InstanceError("k and length must be at least 1")
 
-    def extensions(reqs, n):
-        seen = set(reqs)
-        for f in range(0, k + 1):
-            for old in combinations(range(n), k - f):
-                req = frozenset(old) | frozenset(range(n, n + f))
-                if req not in seen:
-                    yield req, n + f, f
-
-    def stop_value(reqs, nodes, req):
-        return Fraction(len(nodes) + k - _deepest(nodes, req), small_opt_free(frozenset(reqs) | {req}))
-
     def adversary(reqs, nodes, n, left, alpha, beta):
         """max over requests of max(stop, go); exact when in (alpha, beta), else a bound beyond."""
         best = alpha
         opt_now = small_opt_free(frozenset(reqs))
+        masks = _depth_masks(nodes)
+        size = len(nodes)
         cands = []
-        for req, n2, f in extensions(reqs, n):
-            cap = Fraction(len(nodes) + k - _deepest(nodes, req), opt_now + max(1, f))
-            if left == 1 and cap <= best:
+        for req, n2, f in _extensions_exact(k, reqs, n):
+            # (size + k - d) / (OPT_free + max(1, f)) bounds the stop value: a new request adds
+            # its own last node and one node per fresh chunk to every layout
+            num, den = size + k - _deepest_in(masks, _mask(req)), opt_now + max(1, f)
+            if left == 1 and num * best.denominator <= best.numerator * den:
                 continue
-            cands.append((cap, req, n2))
+            cands.append((num / den, num, den, req, n2))
         cands.sort(key=lambda c: -c[0])
-        for cap, req, n2 in cands:
-            if left == 1 and cap <= best:
+        for _, num, den, req, n2 in cands:
+            if left == 1 and num * best.denominator <= best.numerator * den:
                 break
-            v = stop_value(reqs, nodes, req)
+            v = Fraction(num, small_opt_free(frozenset(reqs) | {req}))
             if v > best:
                 best = v
                 if best >= beta:
@@ -170,8 +195,7 @@ def game_value_pruned(k: int, length: int) -> Fraction:
         best = beta
         seen = set()
         for order in permutations(sorted(req)):
-            new = nodes | {order[:i] for i in range(1, k + 1)}
-            key = frozenset(new)
+            key = nodes | {order[:i] for i in range(1, k + 1)}
             if key in seen:
                 continue
             seen.add(key)
@@ -182,12 +206,63 @@ def game_value_pruned(k: int, length: int) -> Fraction:
                     return best
         return best
 
-    first = frozenset(range(k))
-    nodes = frozenset(tuple(range(i)) for i in range(1, k + 1))
     if length == 1:
         return Fraction(1)
-    inf = Fraction(10 ** 9)
-    return max(Fraction(1), adversary([first], nodes, k, length - 1, Fraction(0), inf))
+    first, nodes = _first_position(k)
+    return max(Fraction(1), adversary([first], nodes, k, length - 1, Fraction(0), Fraction(10 ** 9)))
+
+
+def forcing_strategy(k: int, length: int, rho: Fraction):
+    """An adaptive adversary of at most ``length`` requests of exactly k chunks that ends, against
+    every response, at a history with T >= ``rho`` OPT_free, as a tree; None if there is none
+    (then the game value of :func:`game_value_pruned` is below ``rho``). The first request is
+    {0..k-1} answered (0, ..., k-1) (any other first answer is a renaming of it). A node is
+    ``{"request": [...], "final": bool, "answers": {order: node}}``; a final node has no answers
+    (every order of it ends the play at T >= rho OPT_free), a non-final one has a child for
+    every order of its request. AND-OR search with a table on (requests, trie, requests left);
+    children are shared between equal positions. Exponential."""
+    if k < 1 or length < 1:
+        raise InstanceError("k and length must be at least 1")
+    rho = Fraction(rho)
+    table: dict = {}
+
+    def wins(reqs, nodes, n, left):
+        key = (frozenset(reqs), nodes, left)
+        if key not in table:
+            table[key] = _wins(reqs, nodes, n, left)
+        return table[key]
+
+    def _wins(reqs, nodes, n, left):
+        masks = _depth_masks(nodes)
+        size = len(nodes)
+        opt_now = small_opt_free(frozenset(reqs))
+        go = []
+        for req, n2, f in _extensions_exact(k, reqs, n):
+            num = size + k - _deepest_in(masks, _mask(req))
+            # OPT_free grows by at least max(1, f): the cheap bound first, the DP only if it passes
+            if num >= rho * (opt_now + max(1, f)) and num >= rho * small_opt_free(frozenset(reqs) | {req}):
+                return {"request": sorted(req), "final": True, "answers": {}}
+            if left > 1:
+                go.append((-num / (opt_now + max(1, f)), len(go), req, n2))
+        go.sort()
+        for _, _, req, n2 in go:
+            answers = {}
+            for order in permutations(sorted(req)):
+                sub = wins(reqs + [req], nodes | {order[:i] for i in range(1, k + 1)}, n2, left - 1)
+                if sub is None:
+                    break
+                answers[order] = sub
+            else:
+                return {"request": sorted(req), "final": False, "answers": answers}
+        return None
+
+    first, nodes = _first_position(k)
+    if length == 1 or rho <= 1:
+        return {"request": sorted(first), "final": True, "answers": {}} if rho <= 1 else None
+    sub = wins([first], nodes, k, length - 1)
+    if sub is None:
+        return None
+    return {"request": sorted(first), "final": False, "answers": {tuple(range(k)): sub}}
 
 
 def reservoir_family(k: int, blocks: int) -> list[list[int]]:
