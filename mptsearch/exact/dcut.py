@@ -138,13 +138,19 @@ def _into_lists(g: ClosureGraph) -> list:
     return into
 
 
-def request_subdags(g: ClosureGraph) -> list:
+def request_subdags(g: ClosureGraph, *, deadline: float | None = None, clock=time.perf_counter) -> list:
     """D_R for every request R of ``g`` (module docstring): the nodes with a path to R (C's
-    subsets of R and ∅) and the arcs among them. O(sum over R of D_R's arcs)."""
+    subsets of R and ∅) and the arcs among them. O(sum over R of D_R's arcs). With
+    ``deadline`` (a ``clock()`` value) the clock is read before each request, and
+    :class:`~mptsearch.exact.closure.BuildTimeout` raised once past it."""
+    from .closure import BuildTimeout
+
     into = _into_lists(g)
     tails = g.tails.tolist()
     out = SubDagList()
     for r in g.requests:
+        if deadline is not None and clock() >= deadline:
+            raise BuildTimeout("out of time building the per-request sub-DAGs")
         seen = {r}
         stack = [r]
         while stack:
