@@ -13,7 +13,7 @@ import pytest
 import mptsearch.exact.closure as closure_mod
 from mptsearch.bounds import mst_lower_bound
 from mptsearch.exact.closure import BuildTimeout, closure_graph, reduce_instance
-from mptsearch.exact.dcut import request_subdags
+from mptsearch.exact.dcut import WALL_PER_CPU, request_subdags, wall_limit
 from mptsearch.exact.dcut_bnc import component_mst_bound, opt_free_dcut
 from mptsearch.exact.free import opt_free
 from mptsearch.instance import from_lists
@@ -112,3 +112,13 @@ def test_a_tiny_limit_is_kept_when_the_closure_alone_takes_longer():
     assert r.lower <= r.upper == trie_cost(inst, r.layout)
     assert not r.optimal and "closure out of time" in r.weaker_bound
     assert r.lower == sum(component_mst_bound(m, red.weights) for _, m in red.components)
+
+
+def test_highs_wall_limit_follows_the_share_of_a_core():
+    # HiGHS counts wall seconds: for 10 CPU s left at 0.4 of a core, 25 wall s (a fixed 20 x
+    # would give 200 wall s, 80 CPU s at that share); alone on a core, the CPU seconds left
+    assert wall_limit(10.0, 40.0, 100.0) == pytest.approx(25.0)
+    assert wall_limit(10.0, 50.0, 50.0) == pytest.approx(10.0)
+    assert wall_limit(10.0, 0.0, 100.0) == pytest.approx(10.0 * WALL_PER_CPU)  # no CPU yet: the cap
+    assert wall_limit(10.0, 1.0, 0.0) == pytest.approx(10.0)
+    assert wall_limit(-3.0, 40.0, 100.0) == 0.05
