@@ -78,6 +78,7 @@ class ClosureResult:
     total: int = 0  # sum_i w(R_i)
     formulation: str = ""  # "cover", "pairs" or "cover+pairs" (per component), "none"
     search_upper: int | None = None  # the local search's cost(U), summed over components
+    weaker_bound: str = ""  # which components got a weaker bound than the program's, and why ('' when none)
 
     @property
     def savings(self) -> int | None:

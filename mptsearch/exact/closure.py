@@ -63,10 +63,15 @@ a chunk -> requests index: a set is intersected only with the requests that shar
 chunks (the others give ∅, which is not in C and, as a cover candidate, is inside every
 nonempty candidate, so it matters only when it is the sole one: the root). Same sets, same
 arcs, same order of the sets.
+
+With a deadline both steps read the clock as they go and stop with :class:`BuildTimeout`; no
+part of a closure is ever returned, since a program over some of C's sets lacks arcs and its
+value need not bound OPT_free from below.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,16 +79,43 @@ import numpy as np
 from ..hierarchy import _mask_ids
 from ..instance import Instance, InstanceError
 
-__all__ = ["Reduced", "ClosureGraph", "ClosureTooLarge", "reduce_instance", "closure_graph", "MAX_SETS",
-           "SPARSE_CHUNKS"]
+__all__ = ["Reduced", "ClosureGraph", "ClosureTooLarge", "BuildTimeout", "reduce_instance", "closure_graph",
+           "MAX_SETS", "SPARSE_CHUNKS", "BUILD_CHECK"]
 
 MAX_SETS = 300_000  # default cap on |C|: beyond it the model outgrows a workstation's memory
 #: From this many (merged) chunks on, :func:`closure_graph` works on sparse sets (module docstring).
 SPARSE_CHUNKS = 256
+#: With a deadline, the builds read the clock every this many sets (a few milliseconds of work).
+BUILD_CHECK = 64
 
 
 class ClosureTooLarge(InstanceError):
     """The intersection closure has more sets than the cap allows."""
+
+
+class BuildTimeout(TimeoutError):
+    """A model build (the closure, its cover arcs or the per-request sub-DAGs) passed its deadline.
+    Nothing is returned half built: the caller falls back to a bound that needs no closure."""
+
+
+class _Clock:
+    """Reads ``clock`` every :data:`BUILD_CHECK` ticks and raises :class:`BuildTimeout` past
+    ``deadline`` (None: never)."""
+
+    def __init__(self, deadline, clock, what: str):
+        self.deadline, self.clock, self.what, self.n = deadline, clock, what, 0
+
+    def tick(self, by: int = 1) -> None:
+        if self.deadline is None:
+            return
+        self.n += by
+        if self.n >= BUILD_CHECK:
+            self.n = 0
+            self.now()
+
+    def now(self) -> None:
+        if self.deadline is not None and self.clock() >= self.deadline:
+            raise BuildTimeout(f"out of time building {self.what}")
 
 
 @dataclass(frozen=True)
@@ -167,9 +199,10 @@ class ClosureGraph:
     requests: list
 
 
-def _closure(R: np.ndarray, max_sets: int) -> np.ndarray:
+def _closure(R: np.ndarray, max_sets: int, tick: _Clock | None = None) -> np.ndarray:
     """All nonempty intersections of the rows of R (uint64 words), by rounds of intersecting
     the newest sets with every request."""
+    tick = _Clock(None, None, "") if tick is None else tick
     known = _unique_rows(R)
     seen = {row.tobytes() for row in known}
     frontier = known
@@ -187,6 +220,7 @@ def _closure(R: np.ndarray, max_sets: int) -> np.ndarray:
                 fresh.append(np.array(new, dtype=np.uint64))
             if len(seen) > max_sets:
                 raise _too_large(max_sets)
+            tick.now()
         frontier = np.concatenate(fresh) if fresh else np.zeros((0, R.shape[1]), dtype=np.uint64)
         parts.append(frontier)
     return np.concatenate(parts)
@@ -200,10 +234,11 @@ def _too_large(max_sets: int) -> ClosureTooLarge:
     return ClosureTooLarge(f"the intersection closure has more than {max_sets} sets (raise max_sets, or use a bound)")
 
 
-def _closure_graph_sparse(masks: list, weights: list, max_sets: int) -> ClosureGraph:
+def _closure_graph_sparse(masks: list, weights: list, max_sets: int, tick: _Clock | None = None) -> ClosureGraph:
     """:func:`closure_graph` over Python-int masks with a chunk -> requests index (module
     docstring). O(sum over sets X in C of the requests sharing a chunk with X) set operations,
     plus the maximal-set filter over each Y's distinct candidates."""
+    tick = _Clock(None, None, "") if tick is None else tick
     share: dict[int, list[int]] = {}
     for i, x in enumerate(masks):
         for c in _mask_ids(x):
@@ -222,6 +257,7 @@ def _closure_graph_sparse(masks: list, weights: list, max_sets: int) -> ClosureG
     while frontier:
         fresh = set()
         for x in frontier:
+            tick.tick()
             for i in meets(x):
                 z = x & masks[i]
                 if z and z not in closure:
@@ -235,6 +271,7 @@ def _closure_graph_sparse(masks: list, weights: list, max_sets: int) -> ClosureG
     setw = np.array([sum(weights[c] for c in _mask_ids(x)) for x in sets], dtype=np.int64)
     tails, heads = [], []
     for j in range(1, len(sets)):
+        tick.tick()
         y = sets[j]
         cand = {y & masks[i] for i in meets(y)}
         cand.discard(y)
@@ -248,9 +285,14 @@ def _closure_graph_sparse(masks: list, weights: list, max_sets: int) -> ClosureG
     return ClosureGraph(sets, tails, heads, setw[heads] - setw[tails], [index[x] for x in masks])
 
 
-def closure_graph(masks: list, weights: list, *, max_sets: int = MAX_SETS) -> ClosureGraph:
+def closure_graph(masks: list, weights: list, *, max_sets: int = MAX_SETS, deadline: float | None = None,
+                  clock=time.perf_counter) -> ClosureGraph:
     """The closure of the requests ``masks`` (Python ints over chunks 0..len(weights)-1) and its
     cover arcs with costs w(Y - X).
+
+    With ``deadline`` (a ``clock()`` value) the build reads the clock every
+    :data:`BUILD_CHECK` sets, in the closure's rounds and in the cover step, and raises
+    :class:`BuildTimeout` once past it.
 
     Notes
     -----
@@ -260,11 +302,13 @@ def closure_graph(masks: list, weights: list, *, max_sets: int = MAX_SETS) -> Cl
     visited).
     """
     n = len(weights)
+    tick = _Clock(deadline, clock, "the intersection closure")
+    tick.now()
     if n >= SPARSE_CHUNKS:
-        return _closure_graph_sparse(masks, weights, max_sets)
+        return _closure_graph_sparse(masks, weights, max_sets, tick)
     nwords = max(1, (n + 63) // 64)
     R = _to_words(masks, nwords)
-    C = _closure(R, max_sets)
+    C = _closure(R, max_sets, tick)
     size = _popcount_words(C)
     order = np.lexsort(tuple(C[:, w] for w in range(nwords)) + (size,))
     C = C[order]
@@ -275,6 +319,7 @@ def closure_graph(masks: list, weights: list, *, max_sets: int = MAX_SETS) -> Cl
     setw = np.concatenate([[0], bits @ wvec])
     tails, heads = [], []
     for j in range(len(C)):
+        tick.tick()
         Y = C[j]
         cand = R & Y
         cand = cand[(cand != Y).any(axis=1)]

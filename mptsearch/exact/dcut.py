@@ -112,12 +112,22 @@ import numpy as np
 from .closure import ClosureGraph
 
 __all__ = ["CutModel", "SubDag", "SubDagList", "PackedSubDags", "pack_subdags", "request_subdags", "separate", "CutLP",
-           "cut_lp"]
+           "cut_lp", "wall_limit"]
 
 TOL = 1e-6
 NESTED = 2  # nested cuts per violated request and round (module docstring: fewer rounds, mixed CPU time)
 TAIL_TOL = 1e-5
-WALL_PER_CPU = 20.0  # with a CPU-second deadline, a solve's wall limit is this many times what is left
+WALL_PER_CPU = 20.0  # with a CPU-second deadline, a solve's wall limit is at most this many times what is left
+
+
+def wall_limit(left: float, cpu_used: float, wall_used: float) -> float:
+    """HiGHS's wall-second limit for ``left`` CPU seconds (HiGHS counts wall time only): ``left``
+    over the share of a core this process has had so far (``cpu_used / wall_used``), at most
+    :data:`WALL_PER_CPU` times ``left``. With a fixed factor of 20 instead, a solve started
+    with ``left`` CPU seconds to go could use 20 x share x ``left`` of them (8 x ``left`` at a
+    share of 0.4)."""
+    share = cpu_used / wall_used if wall_used > 0 else 1.0
+    return max(0.05, left / max(share, 1.0 / WALL_PER_CPU))
 
 
 @dataclass
@@ -138,13 +148,19 @@ def _into_lists(g: ClosureGraph) -> list:
     return into
 
 
-def request_subdags(g: ClosureGraph) -> list:
+def request_subdags(g: ClosureGraph, *, deadline: float | None = None, clock=time.perf_counter) -> list:
     """D_R for every request R of ``g`` (module docstring): the nodes with a path to R (C's
-    subsets of R and ∅) and the arcs among them. O(sum over R of D_R's arcs)."""
+    subsets of R and ∅) and the arcs among them. O(sum over R of D_R's arcs). With
+    ``deadline`` (a ``clock()`` value) the clock is read before each request, and
+    :class:`~mptsearch.exact.closure.BuildTimeout` raised once past it."""
+    from .closure import BuildTimeout
+
     into = _into_lists(g)
     tails = g.tails.tolist()
     out = SubDagList()
     for r in g.requests:
+        if deadline is not None and clock() >= deadline:
+            raise BuildTimeout("out of time building the per-request sub-DAGs")
         seen = {r}
         stack = [r]
         while stack:
@@ -392,7 +408,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     clock : callable
         ``time.perf_counter`` (wall seconds, the default) or ``time.process_time`` (CPU seconds
         of this process: fair on a shared machine). With the CPU clock a solve in progress gets
-        :data:`WALL_PER_CPU` times the CPU seconds left as its wall limit.
+        the CPU seconds left over the share of a core the process has had as its wall limit
+        (:func:`wall_limit`).
     cuts : list of (kind, arc ids)
         Cut rows to start from (a checkpoint's; each a valid row, whatever x), ``kind`` as in
         :class:`CutModel`.
@@ -414,7 +431,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     """
     from .closure_program import _new_highs
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), clock()
     subdags = request_subdags(g) if subdags is None else subdags
     h = _new_highs()
     h.setOptionValue("output_flag", False)
@@ -453,7 +470,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         s = time.perf_counter()
         if deadline is not None:
             left = deadline - clock()
-            h.setOptionValue("time_limit", max(0.05, left if clock is time.perf_counter else WALL_PER_CPU * left))
+            h.setOptionValue("time_limit", max(0.05, left) if clock is time.perf_counter else
+                             wall_limit(left, clock() - c0, time.perf_counter() - t0))
         h.run()
         lp_seconds += time.perf_counter() - s
         if h.modelStatusToString(h.getModelStatus()) != "Optimal":

@@ -47,8 +47,20 @@ read by every phase after the closure is built: the root loop (half of the compo
 the local search (its steps scaled to what is left), the reductions (no round after the
 deadline), and the SCIP model's build (the clock read every :data:`BUILD_CHECK` rows; a
 model not built in time is not solved). A component whose first LP does not finish in time is
-bounded below by the weight of its chunks (each is computed at least once) and laid out by
-agglomerative.
+bounded below by the MST bound (below) and laid out by agglomerative. The closure and the
+per-request sub-DAGs are built under the same limit (:func:`~mptsearch.exact.closure.closure_graph`
+and :func:`~mptsearch.exact.dcut.request_subdags` read the clock as they go): a component whose
+model is not built in time gets the MST bound too, and the result says so
+(``weaker_bound``, and the status names the phase).
+
+*MST bound of a component (proved).* OPT_free of the component's requests is at least
+sum_i w(R_i) minus a maximum spanning tree of the weights w(R_i ∩ R_j) (the paper, Section
+6.4; :func:`mptsearch.bounds.mst_lower_bound`, which proves it). Only the pairs sharing a chunk
+have a positive weight, so a maximum spanning *forest* over those pairs has the tree's weight
+(a spanning tree is the forest plus pairs of weight 0): :func:`component_mst_bound` computes it
+on the sparse pair graph, O(sum_x |S_x|^2 + p log p) for p sharing pairs, with no m x m matrix.
+It is at least the weight of the component's chunks (every chunk x adds w(x) (|S_x| - e_x)
+with e_x <= |S_x| - 1 forest edges inside S_x), the bound used before.
 
 With a checkpoint file (:mod:`mptsearch.exact.dcut_checkpoint`) each component's root cut rows,
 best layout, root outcome, fixing and tree bound are saved as they improve, and a later run on
@@ -76,7 +88,8 @@ from ..hierarchy import _mask_ids
 from .closure import ClosureGraph
 from .dcut import TOL, _into_lists, _reach, separate
 
-__all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "opt_free_dcut", "METHOD"]
+__all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "component_mst_bound", "opt_free_dcut",
+           "METHOD"]
 
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
@@ -263,6 +276,34 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     return status, bound, x, nodes
 
 
+def component_mst_bound(masks: list, weights: list) -> int:
+    """The MST bound (module docstring) of the requests ``masks`` (Python-int masks over chunks
+    with integer ``weights``): sum_i w(R_i) minus a maximum spanning forest of the positive
+    pair weights w(R_i ∩ R_j). O(sum_x |S_x|^2 + p log p), p the pairs sharing a chunk."""
+    from scipy import sparse
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    m = len(masks)
+    rows, cols = [], []
+    for i, q in enumerate(masks):
+        for c in _mask_ids(q):
+            rows.append(i)
+            cols.append(c)
+    rows = np.array(rows, dtype=np.int64)
+    cols = np.array(cols, dtype=np.int64)
+    w = np.asarray(weights, dtype=np.int64)
+    A = sparse.csr_matrix((np.ones(len(rows), dtype=np.int64), (rows, cols)), shape=(m, len(weights)))
+    Aw = sparse.csr_matrix((w[cols], (rows, cols)), shape=(m, len(weights)))
+    P = sparse.triu(A @ Aw.T, k=1).tocoo()
+    total = int(w[cols].sum())
+    if P.nnz == 0:
+        return total
+    big = int(P.data.max()) + 1  # a least forest of big - w over the sharing pairs is a most one of w
+    T = minimum_spanning_tree(sparse.csr_matrix(((big - P.data).astype(np.float64), (P.row, P.col)), shape=(m, m)))
+    forest = T.nnz * big - int(round(float(T.sum())))
+    return total - forest
+
+
 def reduced_cost_fixing(lb_lp: float, reduced: np.ndarray, upper: int, *, tol: float = 1e-6):
     """Arcs held at 0 and at 1 by step 3 of the module docstring, for solutions costing at
     most ``upper - 1``: (fixed_zero, fixed_one) bool arrays. O(arcs)."""
@@ -352,7 +393,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     from ..heuristics.agglomerative import agglomerative
     from ..trie import trie_cost
     from .arborescence import ClosureResult
-    from .closure import closure_graph, reduce_instance
+    from .closure import BuildTimeout, closure_graph, reduce_instance
     from .closure_program import arborescence_layout
     from .closure_search import steiner_layout
     from .dcut import cut_lp, request_subdags
@@ -367,19 +408,31 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     red = reduce_instance(inst)
     ck = None if checkpoint is None else Checkpoint(checkpoint, inst)
     layout: list = [None] * inst.m
-    lower = upper = 0
+    lower = 0
     lp_total = 0.0
     optimal, statuses, nsets, narcs, duals, proved = True, set(), 0, 0, [], set()
-    graphs = []
+    graphs, weaker = [], {}
+
+    def mst_instead(masks, phase):  # the component's model is not there: its MST bound (module docstring)
+        nonlocal lower, lp_total, optimal
+        b = component_mst_bound(masks, red.weights)
+        lower += b
+        lp_total += b
+        optimal = False
+        statuses.add(f"timelimit ({phase}: MST bound)")
+        weaker[phase] = weaker.get(phase, 0) + 1
+
     for idx, masks in red.components:
         if len(idx) == 1:
             layout[idx[0]] = [x for c in _mask_ids(masks[0]) for x in red.groups[c]]
             w = sum(red.weights[c] for c in _mask_ids(masks[0]))
             lower += w
-            upper += w
             lp_total += w
             continue
-        graphs.append((idx, masks, closure_graph(masks, red.weights)))
+        try:
+            graphs.append((idx, masks, closure_graph(masks, red.weights, deadline=deadline, clock=now)))
+        except BuildTimeout:
+            mst_instead(masks, "closure")
     left_arcs = sum(len(g.tails) for _, _, g in graphs)
     for idx, masks, g in graphs:
         share = None
@@ -389,23 +442,19 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         c_end = None if share is None else now() + share
         nsets += len(g.sets)
         narcs += len(g.tails)
-        subdags = request_subdags(g)
+        try:
+            subdags = request_subdags(g, deadline=c_end, clock=now)
+        except BuildTimeout:
+            mst_instead(masks, "sub-DAGs")
+            continue
         lp_end = None if c_end is None else now() + 0.5 * share
         saved_cuts, saved_best, saved_lay = ([], None, None) if ck is None else ck.component(idx, g, red.groups)
         root_done = ck is not None and ck.root_done(idx)
         try:  # a root whose loop ended (not by the clock) is re-solved once with its saved rows, not redone
             lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
                         cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now)
-        except TimeoutError:  # not even the first LP in time: the chunks' weights bound the component
-            union = 0
-            for q in masks:
-                union |= q
-            w = sum(red.weights[c] for c in _mask_ids(union))
-            lower += w
-            lp_total += w
-            upper = None
-            optimal = False
-            statuses.add("timelimit (root LP)")
+        except TimeoutError:  # not even the first LP in time
+            mst_instead(masks, "root LP")
             continue
         lp_total += lp.value
         if ck is not None:
@@ -481,20 +530,18 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             raise RuntimeError(f"directed-cut bound {bound} above a layout of cost {best}")
         lower += bound
         if best is None:
-            upper = None
             optimal = False
             statuses.add(status)
         else:
-            if upper is not None:
-                upper += best
             for i, s in zip(idx, lay):
                 layout[i] = s
             if bound < best:
                 optimal = False
                 statuses.add(status)
     fallback = agglomerative(inst)
-    if upper is None or any(s is None for s in layout):
-        layout = [list(s) for s in fallback.layout]
+    # components share no chunk, so agglomerative's sequences fill the components left without a
+    # layout (the cost is recomputed on the trie below)
+    layout = [list(fallback.layout[i]) if s is None else s for i, s in enumerate(layout)]
     cost = trie_cost(inst, layout)
     if fallback.cost < cost:
         layout, cost = [list(s) for s in fallback.layout], fallback.cost
@@ -504,7 +551,10 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         optimal = False
         statuses.add("layout above the bound")
     status = "optimal (" + "+".join(sorted(proved)) + ")" if optimal else ", ".join(sorted(statuses))
+    note = "; ".join(f"MST bound on {k} component{'s' if k > 1 else ''} ({p} out of time)"
+                     for p, k in weaker.items())
     return ClosureResult(value=cost if optimal else None, lower=lower, upper=cost, optimal=optimal,
                          layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
                          components=len(red.components), seconds=time.perf_counter() - t0, status=status,
-                         duals=duals, groups=red.groups, total=inst.total_weight(), formulation="dcut")
+                         duals=duals, groups=red.groups, total=inst.total_weight(), formulation="dcut",
+                         weaker_bound=note)

@@ -1,0 +1,124 @@
+"""The directed-cut solver's time limit in the model builds (mptsearch.exact.closure,
+mptsearch.exact.dcut.request_subdags, mptsearch.exact.dcut_bnc): the closure and the
+per-request sub-DAGs read the clock, a component whose model is not built in time gets the MST
+bound (checked against the dense MST bound and the subset DP), and a tiny limit on an instance
+whose closure alone takes seconds is kept."""
+
+import time
+import types
+
+import numpy as np
+import pytest
+
+import mptsearch.exact.closure as closure_mod
+from mptsearch.bounds import mst_lower_bound
+from mptsearch.exact.closure import BuildTimeout, closure_graph, reduce_instance
+from mptsearch.exact.dcut import WALL_PER_CPU, request_subdags, wall_limit
+from mptsearch.exact.dcut_bnc import component_mst_bound, opt_free_dcut
+from mptsearch.exact.free import opt_free
+from mptsearch.instance import from_lists
+from mptsearch.trie import trie_cost
+
+from .test_dcut import _random_instances
+
+
+def _zipf(seed, n, m, k, a=1.1):
+    rng = np.random.default_rng(seed)
+    p = 1.0 / (np.arange(n) + 1) ** a
+    p /= p.sum()
+    return from_lists(sorted({tuple(sorted(rng.choice(n, size=k, replace=False, p=p).tolist())) for _ in range(m)}))
+
+
+def _ticking():
+    ticks = iter(range(1, 10**9))
+    return lambda: float(next(ticks))
+
+
+@pytest.mark.parametrize("n", [40, 300])  # the dense build and the sparse one (from SPARSE_CHUNKS chunks)
+def test_the_closure_build_reads_the_clock(n):
+    inst = _zipf(3, n, 150, 8)
+    red = reduce_instance(inst)
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)  # no deadline: built whatever it takes
+    assert len(g.sets) > 4 * closure_mod.BUILD_CHECK
+    # a clock that moves one second per reading: the build must stop at its third reading
+    clock = _ticking()
+    with pytest.raises(BuildTimeout):
+        closure_graph(masks, red.weights, deadline=3.0, clock=clock)
+    assert clock() <= 4.0
+    # a deadline far away changes nothing
+    g2 = closure_graph(masks, red.weights, deadline=1e12, clock=_ticking())
+    assert g2.sets == g.sets and (g2.tails == g.tails).all() and (g2.heads == g.heads).all()
+    clock = _ticking()
+    with pytest.raises(BuildTimeout):
+        request_subdags(g, deadline=5.0, clock=clock)
+    assert clock() <= 6.0
+    assert len(request_subdags(g, deadline=1e12, clock=_ticking())) == len(g.requests)
+
+
+def test_component_mst_bound_is_the_mst_bound():
+    # summed over the components (merged chunks), the sparse forest bound is the dense MST bound
+    insts = _random_instances(5, 60, max_n=9, max_m=12) + [_zipf(s, 50, 40, 5) for s in range(4)]
+    for inst in insts:
+        red = reduce_instance(inst)
+        got = sum(component_mst_bound(masks, red.weights) for _, masks in red.components)
+        assert got == mst_lower_bound(inst)
+
+
+@pytest.mark.parametrize("phase", ["closure", "sub-DAGs"])
+def test_a_model_not_built_in_time_gives_the_mst_bound(monkeypatch, phase):
+    # the build raising as if out of time: the bracket is the MST bound and a trie-costed
+    # layout, never above OPT_free, and the result says which bound it is
+    import mptsearch.exact.dcut as dcut_mod
+
+    def late(*args, **kwargs):
+        raise BuildTimeout("out of time (test)")
+
+    monkeypatch.setattr(closure_mod if phase == "closure" else dcut_mod,
+                        "closure_graph" if phase == "closure" else "request_subdags", late)
+    for inst in _random_instances(7, 25):
+        r = opt_free_dcut(inst, time_limit=60)
+        opt = opt_free(inst).value
+        red = reduce_instance(inst)
+        assert r.lower == sum(component_mst_bound(m, red.weights) for _, m in red.components) <= opt
+        assert r.upper == trie_cost(inst, r.layout) >= opt
+        multi = sum(len(i) > 1 for i, _ in red.components)
+        if multi:
+            assert not r.optimal and r.value is None
+            assert f"({phase} out of time)" in r.weaker_bound and f"timelimit ({phase}: MST bound)" in r.status
+        else:
+            assert r.weaker_bound == "" and r.optimal
+
+
+def test_a_tiny_limit_is_kept_when_the_closure_alone_takes_longer():
+    # the closure of this instance (117,036 sets) takes about 20 CPU s; the old build ran it to
+    # the end whatever the limit (and the sub-DAGs after it). What follows the builds (the MST
+    # bound, agglomerative's layout, the trie cost) takes about a second here.
+    from mptsearch.heuristics.agglomerative import agglomerative
+
+    warm = _zipf(0, 30, 10, 4)  # compile what the final pass runs, outside the timed call
+    trie_cost(warm, agglomerative(warm).layout)
+    inst = _zipf(0, 1000, 500, 24)
+    red = reduce_instance(inst)
+    _, masks = max(red.components, key=lambda c: len(c[0]))
+    t = time.process_time()
+    with pytest.raises(BuildTimeout):
+        closure_graph(masks, red.weights, deadline=time.process_time() + 0.5, clock=time.process_time)
+    assert time.process_time() - t < 0.5 + 1.0
+    t = time.process_time()
+    r = opt_free_dcut(inst, time_limit=0.5, clock="cpu")
+    spent = time.process_time() - t
+    assert spent < 0.5 + 3.0, spent
+    assert r.lower <= r.upper == trie_cost(inst, r.layout)
+    assert not r.optimal and "closure out of time" in r.weaker_bound
+    assert r.lower == sum(component_mst_bound(m, red.weights) for _, m in red.components)
+
+
+def test_highs_wall_limit_follows_the_share_of_a_core():
+    # HiGHS counts wall seconds: for 10 CPU s left at 0.4 of a core, 25 wall s (a fixed 20 x
+    # would give 200 wall s, 80 CPU s at that share); alone on a core, the CPU seconds left
+    assert wall_limit(10.0, 40.0, 100.0) == pytest.approx(25.0)
+    assert wall_limit(10.0, 50.0, 50.0) == pytest.approx(10.0)
+    assert wall_limit(10.0, 0.0, 100.0) == pytest.approx(10.0 * WALL_PER_CPU)  # no CPU yet: the cap
+    assert wall_limit(10.0, 1.0, 0.0) == pytest.approx(10.0)
+    assert wall_limit(-3.0, 40.0, 100.0) == 0.05
