@@ -131,8 +131,10 @@ def test_lemma6_two_bounds_on_the_expectation(k):
     """E <= A and E <= B on random instances; at k = 2 the sample attains E = B in every
     instance and E = A in some (so a bound B or A lowered by 1/2 at any depth fails).
 
-    At k >= 3 bound B is never attained, and the test checks E < B: B counts every node of depth
-    < k as a possible first chunk, but a depth-2 node's chunk y is either the chunk of another
+    At k >= 3 bound B is attained only when every request is a single chunk (E = A = B = m), and
+    the test checks E < B on instances with a request of two or more chunks, and E = B on single
+    chunks: B counts every node of depth < k as a possible first chunk, but a depth-2 node's
+    chunk y (one exists) is either the chunk of another
     node of depth < k or labels no root, and then, when y comes last among the shallow chunks
     (probability 1/#shallow > 0), every request holding y starts with its root's chunk. Measured
     slack B - E on this sample: at least 1 at k = 3, at least 5/3 at k = 4 (so B lowered by 1
@@ -150,7 +152,7 @@ def test_lemma6_two_bounds_on_the_expectation(k):
         assert size == res.value
         expect, costs = _expectation_over_shallow_orders(inst, shallow, deep)
         assert expect <= A and expect <= B
-        if kk >= 3:
+        if kk >= 3:  # kk is the largest request here, so some request has two or more chunks
             assert expect < B
         hits_a, hits_b = hits_a + (expect == A), hits_b + (expect == B)
         if kk >= 2:
@@ -158,6 +160,18 @@ def test_lemma6_two_bounds_on_the_expectation(k):
             assert min(costs) <= (Fraction(kk + 1, 2) - delta(kk)) * res.value
     if k == 2:
         assert hits_b == 14 and hits_a >= 5
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_lemma6_bound_b_is_attained_when_every_request_is_one_chunk(k):
+    """The one case where B is attained at k >= 3: single-chunk requests (a trie of roots only)."""
+    from mptsearch.instance import parse_instance
+
+    inst = parse_instance("0 1 2")
+    res = opt_free(inst)
+    A, B, size, shallow, deep = lemma6_bounds(inst, res.layout, k)
+    expect, _ = _expectation_over_shallow_orders(inst, shallow, deep)
+    assert expect == A == B == size == 3
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 8, 20])
