@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
+from ..serving.fastwrite import _ndigits
 
 START_RECORD, START_FIELD, IN_FIELD, IN_QUOTED, QUOTE_IN_QUOTED = 0, 1, 2, 3, 4
 
@@ -74,15 +75,6 @@ def csv_shape(buf, k):
         if fields + 1 != k:
             ok = False
     return max(0, records - 1), ok
-
-
-@njit(cache=True)
-def _ndigits(v):
-    d = 1
-    while v >= 10:
-        v //= 10
-        d += 1
-    return d
 
 
 @njit(cache=True)

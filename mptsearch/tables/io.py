@@ -216,15 +216,9 @@ def read_csv_arrow(path: str, where: str) -> Table | None:
         import pyarrow.csv as pcsv
     except ImportError:
         return None
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh)
-        try:
-            header = next(reader)
-        except (StopIteration, csv.Error, UnicodeDecodeError):
-            return None
-        if reader.line_num != 1 or not header:
-            return None
-    _check_columns(header, where)
+    header = _one_line_header(path, where)
+    if header is None:
+        return None
     names = [f"c{j}" for j in range(len(header))]
     try:
         t = pcsv.read_csv(path, read_options=pcsv.ReadOptions(column_names=names, skip_rows=1),
