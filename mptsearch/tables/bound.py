@@ -160,9 +160,9 @@ def _first_round_too_large(masks: list, nchunks: int, max_sets: int, deadline: f
 def _dcut(tr: SparseTrace, seconds: float, max_sets: int):
     """(the directed-cut program's result, "") or (None, why not): the closure's first round is
     counted with the cap ``max_sets`` and the time ``seconds`` (:func:`_first_round_too_large`,
-    cheap to abandon), then the closure of every component is built with that cap, then the
-    program runs with what is left."""
-    from ..exact.closure import ClosureTooLarge, closure_graph, reduce_instance
+    cheap to abandon), then the closure of every component is built with that cap by the same
+    time, then the program runs with what is left."""
+    from ..exact.closure import BuildTimeout, ClosureTooLarge, closure_graph, reduce_instance
     from ..exact.dcut_bnc import opt_free_dcut
     from ..serving import memory
 
@@ -178,11 +178,9 @@ def _dcut(tr: SparseTrace, seconds: float, max_sets: int):
                 if why:
                     return None, why
         for idx, masks in red.components:
-            if len(idx) > 1:
-                if time.perf_counter() >= end:
-                    return None, "out of time building the intersection closure"
-                closure_graph(masks, red.weights, max_sets=max_sets)
-    except (ClosureTooLarge, memory.MemoryRefusal) as exc:
+            if len(idx) > 1:  # the build reads the clock as it goes (BuildTimeout past ``end``)
+                closure_graph(masks, red.weights, max_sets=max_sets, deadline=end)
+    except (ClosureTooLarge, BuildTimeout, memory.MemoryRefusal) as exc:
         return None, " ".join(str(exc).split())[:120]
     left = end - time.perf_counter()
     if left <= 0.05:
