@@ -78,6 +78,47 @@ per level in four 64-bit words) the search is the same, with these additions, ea
   of the level bound), so a top-level node whose |Q| plus that sum already reaches what the
   incumbent leaves is cut. The top level starts with the whole level bound as its floor.
 
+- *cover numbers bounded, not computed* (uniform families, k >= 3): the level bound's terms
+  enter the search only as lower bounds (the floor: the search stops at the first family
+  attaining it, optimal whenever floor <= OPT_free; ``lowrest`` and the term (a) above: each
+  cut compares a lower bound with what the incumbent leaves), so any lower bound on
+  cover_i(F) may replace it. :func:`cover_lower_bound` gives the exact set cover when a search
+  of ``COVER_NODES`` nodes finishes, else the *averaging bound* below.
+- *a starting upper bound*: the top-level search is given, as its cutoff, the cost of an
+  accessible family found by the *level program* below; it returns min(cutoff, OPT_free) and a
+  cover attaining any value under the cutoff, so a returned value equal to the cutoff proves
+  the program's family optimal (and a family whose cost meets the floor ends the search
+  before it starts).
+
+**The averaging bound (proved).** Let U be a family of j-sets with union V, |V| = v, and
+i < j. A least family Q of i-sets such that every member of U contains one has each member
+inside a member of U (else drop it), so inside V. For a chunk x of V, the members of Q not
+holding x (Q - x) serve U - x, the members of U not holding x: such a member contains some
+q of Q, and q does not hold x. So |Q - x| >= cover_i(U - x). Each q misses exactly v - i
+chunks of V, so sum over x in V of |Q - x| = (v - i) |Q|, and
+
+    cover_i(U) >= ceil( sum_{x in V} cover_i(U - x) / (v - i) )    (v >= j > i),
+
+with any lower bound in place of each cover_i(U - x) (computed the same way: the union of
+U - x lacks x, so the recursion ends), and cover_i(U) >= 1 for nonempty U. All 126 4-sets of
+9 chunks: 9 T(8,4,3) / 6 = 9 * 20 / 6 = 30, the cover whose exact search had not finished in
+3 minutes; likewise 9 * 7 / 7 = 9 pairs and ceil(9 * 5 / 8) = 6 chunks, a level bound of
+126 + 30 + 9 + 6 = 171.
+
+**The level program (each 0/1 point is an accessible family).** A 0/1 variable y_S for every
+chunk set S of fewer than k chunks and for every request (fixed at 1), the objective sum y_S,
+and for every S of at least 2 chunks and every i < |S| the row y_S <= sum of y_T over the
+i-subsets T of S. The rows with i = |S| - 1 say that a chosen S has a chosen S - {x} (a
+singleton has the empty set), so the chosen sets with the empty set form an accessible family
+containing F, of cost sum y_S = |P| - 1 >= OPT_free; the rows with smaller i hold in every
+accessible family (S's parents lead down to the empty set through one set of each size) and
+only tighten the program's LP. Conversely every accessible family containing F, its sets of
+more than k chunks and its non-request k-sets dropped (accessibility constrains a family only
+downwards), is a 0/1 point, so the program's optimum is OPT_free (checked against the DP in
+the tests); it is used here for its incumbent only (HiGHS, one thread, at most 2 s wall or a
+quarter of the time left), which is rebuilt as a family and checked to be accessible and to
+hold every request before its cost is used.
+
 Measured (docs/exact.md, benchmarks/bench_closure.py --suite dense): random 4-uniform
 families on 8 chunks, every m <= 70, at most 6.7 CPU s (medians under 1 s except at m = 65,
 where the level bound is one or two below OPT_free); on 9 chunks 4-uniform families with
@@ -99,6 +140,7 @@ import numpy as np
 from ..instance import Instance, InstanceError
 
 __all__ = ["PrefixSetResult", "PrefixSetsUnfinished", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply",
+           "cover_lower_bound", "level_program_family", "COVER_NODES",
            "MAX_N", "NARROW_N", "PS_FROM", "PS_FROM_SMALL_K", "PS_FROM_WIDE", "WIDE_K"]
 
 NARROW_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
