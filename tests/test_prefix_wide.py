@@ -223,14 +223,15 @@ def test_the_averaging_bound_on_every_4_set():
 
 @pytest.mark.parametrize("n,k,m", [(8, 4, 14), (8, 3, 14), (9, 4, 13), (9, 5, 12), (9, 3, 14), (10, 4, 11)])
 def test_search_with_bounded_covers_and_a_start_equals_the_dp(n, k, m):
-    """The uniform path with the averaging bound everywhere (cover_nodes = 0), with and
-    without the level program's start, against the subset DP of Theorem 1."""
+    """The uniform path with the averaging bound everywhere (cover_nodes = 0), with the
+    level program's start always taken (quick_nodes = 0), after a short search, or never,
+    against the subset DP of Theorem 1."""
     for seed in range(3):
         inst = _random(n, k, m, 100 + seed)
         v = opt_free(inst).value
-        for upper in (True, False):
+        for upper, quick in ((True, 0), (True, 20_000), (False, 0)):
             for nodes in (0, 200_000):
-                _check(_opt_free_wide(inst, upper=upper, cover_nodes=nodes), inst, v)
+                _check(_opt_free_wide(inst, upper=upper, cover_nodes=nodes, quick_nodes=quick), inst, v)
 
 
 def test_the_level_program_family_is_accessible_and_optimal_when_solved():

@@ -84,7 +84,8 @@ per level in four 64-bit words) the search is the same, with these additions, ea
   cut compares a lower bound with what the incumbent leaves), so any lower bound on
   cover_i(F) may replace it. :func:`cover_lower_bound` gives the exact set cover when a search
   of ``COVER_NODES`` nodes finishes, else the *averaging bound* below.
-- *a starting upper bound*: the top-level search is given, as its cutoff, the cost of an
+- *a starting upper bound* (when a first search of ``QUICK_NODES`` nodes, which keeps the
+  cost table it filled, has not finished): the top-level search is given, as its cutoff, the cost of an
   accessible family found by the *level program* below; it returns min(cutoff, OPT_free) and a
   cover attaining any value under the cutoff, so a returned value equal to the cutoff proves
   the program's family optimal (and a family whose cost meets the floor ends the search
@@ -155,6 +156,7 @@ PS_FROM, PS_FROM_SMALL_K = 15, 10
 PS_FROM_WIDE = 17
 WIDE_K = 5  # the largest request size measured on 8-10 chunks (docs/exact.md)
 COVER_NODES = 200_000  # nodes of an exact cover-number search before the averaging bound takes over
+QUICK_NODES = 20_000  # nodes of the search before the level program is asked for a start
 
 
 def prefix_sets_apply(inst: Instance) -> bool:
@@ -286,12 +288,13 @@ def opt_free_prefix_sets(inst: Instance, *, time_limit: float | None = None,
 
 
 def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: int | None = None, *,
-                   upper: bool = True, cover_nodes: int = COVER_NODES) -> PrefixSetResult:
+                   upper: bool = True, cover_nodes: int = COVER_NODES,
+                   quick_nodes: int = QUICK_NODES) -> PrefixSetResult:
     """:func:`opt_free_prefix_sets` on 8-10 chunks (the multi-word kernels). On uniform
     families (k >= 3) the level bound's cover numbers are the lower bounds of
     :func:`cover_lower_bound` (exact where a search of ``cover_nodes`` nodes finishes) and,
-    with ``upper``, the level program (:func:`level_program_family`) gives the search its
-    starting upper bound."""
+    with ``upper``, when a first search of ``quick_nodes`` nodes has not finished, the level
+    program (:func:`level_program_family`) gives the search its starting upper bound."""
     import math
     import time
 
@@ -322,17 +325,26 @@ def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: i
         check()
         floor = inst.m + sum(covs.values())
         cutoff = 1 << 40
-        if upper:
+        low, top = np.int64(sum(v for i, v in covs.items() if i < k - 1)), np.int64(covs[k - 1])
+        done = False
+        if upper:  # first a short search without the start: most families end there
+            quick = new_halt(deadline, min(float(quick_nodes), halt[1]))
+            value = int(wide_free_from(forced, k, n, subs, ups, up1, np.int64(cutoff), np.int64(floor), low, top,
+                                       mkeys, mvals, Q, quick))
+            halt[1] -= min(float(quick_nodes), halt[1]) - quick[1]
+            done = not quick[3]
+        if upper and not done:
             lim = 2.0 if time_limit is None else max(0.0, min(2.0, (deadline - time.time()) / 4))
             known = level_program_family(inst, lim)
             if known is not None:
                 cutoff = known[0]
-        if known is not None and known[0] <= floor:
+        if done:
+            pass
+        elif known is not None and known[0] <= floor:
             value = known[0]
         else:
-            value = int(wide_free_from(forced, k, n, subs, ups, up1, np.int64(cutoff), np.int64(floor),
-                                       np.int64(sum(v for i, v in covs.items() if i < k - 1)),
-                                       np.int64(covs[k - 1]), mkeys, mvals, Q, halt))
+            value = int(wide_free_from(forced, k, n, subs, ups, up1, np.int64(cutoff), np.int64(floor), low, top,
+                                       mkeys, mvals, Q, halt))
             check()
             if known is not None and value >= known[0]:
                 value = known[0]  # nothing below the program's family: it is optimal
