@@ -264,3 +264,14 @@ def test_every_4_set_of_9_chunks():
     inst = from_lists([list(c) for c in itertools.combinations(range(9), 4)])
     r = opt_free_prefix_sets(inst)
     _check(r, inst, 171)
+
+
+def test_auto_takes_the_prefix_set_search_on_dense_9_chunk_families():
+    """opt_free_auto's rule on the 9-chunk target's shapes (m = 126 is past DCUT_M): the
+    prefix-set search, which wins there, not the directed-cut solver."""
+    from mptsearch.exact.auto import DCUT_M
+
+    for k in (4, 5):
+        inst = from_lists([list(c) for c in itertools.combinations(range(9), k)])
+        assert inst.m >= DCUT_M and prefix_sets_apply(inst)
+        assert prefix_sets_apply(_random(9, k, 63, 0))

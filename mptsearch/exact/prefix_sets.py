@@ -122,9 +122,10 @@ hold every request before its cost is used.
 
 Measured (docs/exact.md, benchmarks/bench_closure.py --suite dense): random 4-uniform
 families on 8 chunks, every m <= 70, at most 6.7 CPU s (medians under 1 s except at m = 65,
-where the level bound is one or two below OPT_free); on 9 chunks 4-uniform families with
-m = 63 in 2-17 CPU s (4 of 5), 5-uniform ones and the every-k-set families not within
-120 s wall. :func:`prefix_sets_apply` uses it
+where the level bound is one or two below OPT_free; measured before the bounded covers and
+the start); on 9 chunks (benchmarks/bench_dense9.py) 4-uniform families with m = 63 in
+2.3-15.8 CPU s (3 of 3) and all 126 4-sets in 2.2 CPU s, the 5-uniform ones (m = 63, and all
+126 5-sets) not within 60 CPU s. :func:`prefix_sets_apply` uses it
 on 8-10 chunks from m = 17 for requests of at most 5 chunks, the sizes measured.
 
 Unit weights only (a weighted node costs its last chunk's weight, which depends on the
