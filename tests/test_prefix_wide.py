@@ -158,3 +158,120 @@ def test_a_search_stopped_at_any_node_budget_is_unfinished_never_wrong():
             finished += 1
             _check(r, inst, exact)
         assert finished >= 1
+
+
+def _level_bits(fam, n, j):
+    """The rank bitset (four words) of a family of j-sets on n chunks."""
+    from mptsearch.exact.prefix_sets import _wide_tables
+
+    _, _, _, _, rank = _wide_tables(n)
+    U = np.zeros(4, dtype=np.int64)
+    for R in fam:
+        r = int(rank[sum(1 << c for c in R)])
+        U[r >> 6] |= np.int64(-(1 << 63)) if (r & 63) == 63 else np.int64(1 << (r & 63))
+    return U
+
+
+def _brute_cover(fam, i):
+    """cover_i by brute force: the least number of i-sets such that every member holds one."""
+    cand = sorted({T for R in fam for T in itertools.combinations(sorted(R), i)})
+    for size in range(len(fam) + 1):
+        for Q in itertools.combinations(cand, size):
+            if all(any(set(T) <= set(R) for T in Q) for R in fam):
+                return size
+    raise AssertionError
+
+
+def _bound(fam, n, i, j, nodes):
+    from mptsearch.exact.prefix_sets import _wide_tables, cover_lower_bound
+
+    setmask, subs, _, _, _ = _wide_tables(n)
+    return cover_lower_bound(_level_bits(fam, n, j), i, j, setmask, subs, nodes)
+
+
+def test_the_averaging_bound_is_a_lower_bound_and_exact_within_its_budget():
+    """On random j-uniform families on 5-7 chunks, against a brute-force set cover: the bound
+    with no search (nodes = 0: the averaging recursion all the way down) never exceeds the
+    cover number, and with a budget it is the cover number."""
+    rng = random.Random(3)
+    tight = 0
+    for trial in range(60):
+        n = rng.choice((5, 6, 7))
+        j = rng.choice((3, 4))
+        i = rng.randrange(1, j)
+        sets = list(itertools.combinations(range(n), j))
+        fam = rng.sample(sets, rng.randint(1, min(9, len(sets))))
+        exact = _brute_cover(fam, i)
+        lo = _bound(fam, n, i, j, 0)
+        assert 1 <= lo <= exact, (fam, i, lo, exact)
+        tight += lo == exact
+        assert _bound(fam, n, i, j, 10**6) == exact
+    assert tight >= 20  # the bound is not vacuous
+
+
+def test_the_averaging_bound_on_every_4_set():
+    """All 4-sets: with the exact covers of 8 chunks (T(8,4,3) = 20, 7 pairs, 5 chunks) the
+    bound gives T(9,4,3) = 30, 9 and 6; with no search at all the recursion gives, from one
+    4-set on 4 chunks, ceil(5/2) = 3, ceil(6*3/3) = 6, ceil(7*6/4) = 11, ceil(8*11/5) = 18,
+    ceil(9*18/6) = 27 triples (a divisor or a rounding one off changes these)."""
+    n, j = 9, 4
+    fam = list(itertools.combinations(range(n), j))
+    assert [_bound(fam, n, i, j, 200_000) for i in (3, 2, 1)] == [30, 9, 6]
+    assert [_bound(list(itertools.combinations(range(v), 4)), v, 3, 4, 0) for v in (4, 5, 6, 7, 8, 9)] == \
+        [1, 3, 6, 11, 18, 27]
+
+
+@pytest.mark.parametrize("n,k,m", [(8, 4, 14), (8, 3, 14), (9, 4, 13), (9, 5, 12), (9, 3, 14), (10, 4, 11)])
+def test_search_with_bounded_covers_and_a_start_equals_the_dp(n, k, m):
+    """The uniform path with the averaging bound everywhere (cover_nodes = 0), with the
+    level program's start always taken (quick_nodes = 0), after a short search, or never,
+    against the subset DP of Theorem 1."""
+    for seed in range(3):
+        inst = _random(n, k, m, 100 + seed)
+        v = opt_free(inst).value
+        for upper, quick in ((True, 0), (True, 20_000), (False, 0)):
+            for nodes in (0, 200_000):
+                _check(_opt_free_wide(inst, upper=upper, cover_nodes=nodes, quick_nodes=quick), inst, v)
+
+
+def test_the_level_program_family_is_accessible_and_optimal_when_solved():
+    """The level program's family on random families (mixed sizes too) holds every request,
+    is accessible, and, solved to the end on these small ones, costs OPT_free (the DP's)."""
+    from mptsearch.exact.prefix_sets import _layout, level_program_family
+    from mptsearch.trie import trie_cost
+
+    rng = random.Random(5)
+    for trial in range(25):
+        n = rng.choice((6, 8, 9))
+        if trial % 2:
+            inst = _random(n, rng.choice((3, 4)), rng.randint(3, 12), trial)
+        else:
+            inst = from_lists([sorted(rng.sample(range(n), rng.randint(1, 5))) for _ in range(rng.randint(2, 11))])
+        got = level_program_family(inst, 30.0)
+        assert got is not None
+        value, levels = got
+        fam = {x for xs in levels.values() for x in xs}
+        assert set(inst.request_masks()) <= fam and value == len(fam)
+        layout = _layout(inst, levels)  # raises unless the family is accessible
+        assert trie_cost(inst, layout) <= value
+        assert value == opt_free(inst).value
+
+
+@pytest.mark.slow
+def test_every_4_set_of_9_chunks():
+    """All 126 4-sets of 9 chunks: OPT_free = 171 = the level bound 126 + 30 + 9 + 6, proved
+    by the averaging bound and a family of that cost from the level program."""
+    inst = from_lists([list(c) for c in itertools.combinations(range(9), 4)])
+    r = opt_free_prefix_sets(inst)
+    _check(r, inst, 171)
+
+
+def test_auto_takes_the_prefix_set_search_on_dense_9_chunk_families():
+    """opt_free_auto's rule on the 9-chunk target's shapes (m = 126 is past DCUT_M): the
+    prefix-set search, which wins there, not the directed-cut solver."""
+    from mptsearch.exact.auto import DCUT_M
+
+    for k in (4, 5):
+        inst = from_lists([list(c) for c in itertools.combinations(range(9), k)])
+        assert inst.m >= DCUT_M and prefix_sets_apply(inst)
+        assert prefix_sets_apply(_random(9, k, 63, 0))

@@ -25,7 +25,8 @@ from .._jit import njit
 from .halt import halted, unfinished
 from .prefix_sets import level_of_chunks, ranks, up_pairs
 
-__all__ = ["wide_tables", "wide_free", "wide_solve", "wide_forced", "wide_level_bound", "new_memo", "W", "MAXN"]
+__all__ = ["wide_tables", "wide_free", "wide_free_from", "wide_solve", "wide_forced", "wide_level_bound",
+           "cover_number", "new_memo", "W", "MAXN"]
 
 W = 4       # words per level bitset: C(10, j) <= 252 <= 4 * 64
 MAXN = 10
@@ -570,4 +571,23 @@ def wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q, halt):
         lowrest = below
         covq = tot - below
     return wide_solve(k, forced[k].copy(), forced, n, subs, ups, up1, BIG, floor, lowrest, covq, mkeys, mvals,
+                      np.int64(1), Q, halt)
+
+
+@njit(cache=True)
+def cover_number(U, i, j, subs, cutoff, halt):
+    """:func:`_cover_number` for callers outside this module (the lower bounds of
+    :mod:`mptsearch.exact.prefix_sets`)."""
+    return _cover_number(U, i, j, subs, cutoff, halt)
+
+
+@njit(cache=True)
+def wide_free_from(forced, k, n, subs, ups, up1, cutoff, floor, lowrest, covq, mkeys, mvals, Q, halt):
+    """The top-level search of :func:`wide_free` with its bounds given: ``cutoff`` an upper
+    bound known from elsewhere (the search returns min(cutoff, OPT_free) and a cover attaining
+    a value below it), ``floor`` a lower bound on OPT_free (it stops at the first family
+    attaining it), ``lowrest`` and ``covq`` lower bounds on the sets below level k-1 and on
+    level k-1 (see :mod:`mptsearch.exact.prefix_sets`); 0 for any of the three is always
+    sound."""
+    return wide_solve(k, forced[k].copy(), forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mkeys, mvals,
                       np.int64(1), Q, halt)

@@ -5,7 +5,10 @@ Three exact methods, none of which wins everywhere (docs/exact.md has the measur
 - the prefix-set search (:mod:`mptsearch.exact.prefix_sets`): unit weights on <= 7 chunks,
   or on 8-10 chunks with requests of <= 5 chunks from m = 17, past its crossover with the DP
   (:func:`~mptsearch.exact.prefix_sets.prefix_sets_apply`); on dense families on 8-9 chunks it
-  is far ahead of the closure program, whose LP is 10-15% weak there;
+  is far ahead of the closure program, whose LP is 10-15% weak there, and of the directed-cut
+  branch-and-cut (4-uniform on 9 chunks: m = 63 and all 126 4-sets exact in 2-16 CPU s, where
+  the directed cuts left gaps of 3-9% at 60 CPU s; docs/exact.md), so it is taken before the
+  ``DCUT_M`` rule below;
 - the subset DP of Theorem 1 (:mod:`mptsearch.exact.free`): O(3^m), milliseconds up to
   m = 18 on any instance, about 0.3 s at m = 20 and x9 every two requests more;
 - the closure arborescence (:mod:`mptsearch.exact.arborescence`): no 3^m, but its time depends

@@ -78,11 +78,54 @@ per level in four 64-bit words) the search is the same, with these additions, ea
   of the level bound), so a top-level node whose |Q| plus that sum already reaches what the
   incumbent leaves is cut. The top level starts with the whole level bound as its floor.
 
+- *cover numbers bounded, not computed* (uniform families, k >= 3): the level bound's terms
+  enter the search only as lower bounds (the floor: the search stops at the first family
+  attaining it, optimal whenever floor <= OPT_free; ``lowrest`` and the term (a) above: each
+  cut compares a lower bound with what the incumbent leaves), so any lower bound on
+  cover_i(F) may replace it. :func:`cover_lower_bound` gives the exact set cover when a search
+  of ``COVER_NODES`` nodes finishes, else the *averaging bound* below.
+- *a starting upper bound* (when a first search of ``QUICK_NODES`` nodes, which keeps the
+  cost table it filled, has not finished): the top-level search is given, as its cutoff, the cost of an
+  accessible family found by the *level program* below; it returns min(cutoff, OPT_free) and a
+  cover attaining any value under the cutoff, so a returned value equal to the cutoff proves
+  the program's family optimal (and a family whose cost meets the floor ends the search
+  before it starts).
+
+**The averaging bound (proved).** Let U be a family of j-sets with union V, |V| = v, and
+i < j. A least family Q of i-sets such that every member of U contains one has each member
+inside a member of U (else drop it), so inside V. For a chunk x of V, the members of Q not
+holding x (Q - x) serve U - x, the members of U not holding x: such a member contains some
+q of Q, and q does not hold x. So |Q - x| >= cover_i(U - x). Each q misses exactly v - i
+chunks of V, so sum over x in V of |Q - x| = (v - i) |Q|, and
+
+    cover_i(U) >= ceil( sum_{x in V} cover_i(U - x) / (v - i) )    (v >= j > i),
+
+with any lower bound in place of each cover_i(U - x) (computed the same way: the union of
+U - x lacks x, so the recursion ends), and cover_i(U) >= 1 for nonempty U. All 126 4-sets of
+9 chunks: 9 T(8,4,3) / 6 = 9 * 20 / 6 = 30, the cover whose exact search had not finished in
+3 minutes; likewise 9 * 7 / 7 = 9 pairs and ceil(9 * 5 / 8) = 6 chunks, a level bound of
+126 + 30 + 9 + 6 = 171.
+
+**The level program (each 0/1 point is an accessible family).** A 0/1 variable y_S for every
+chunk set S of fewer than k chunks and for every request (fixed at 1), the objective sum y_S,
+and for every S of at least 2 chunks and every i < |S| the row y_S <= sum of y_T over the
+i-subsets T of S. The rows with i = |S| - 1 say that a chosen S has a chosen S - {x} (a
+singleton has the empty set), so the chosen sets with the empty set form an accessible family
+containing F, of cost sum y_S = |P| - 1 >= OPT_free; the rows with smaller i hold in every
+accessible family (S's parents lead down to the empty set through one set of each size) and
+only tighten the program's LP. Conversely every accessible family containing F, its sets of
+more than k chunks and its non-request k-sets dropped (accessibility constrains a family only
+downwards), is a 0/1 point, so the program's optimum is OPT_free (checked against the DP in
+the tests); it is used here for its incumbent only (HiGHS, one thread, at most 2 s wall or a
+quarter of the time left), which is rebuilt as a family and checked to be accessible and to
+hold every request before its cost is used.
+
 Measured (docs/exact.md, benchmarks/bench_closure.py --suite dense): random 4-uniform
 families on 8 chunks, every m <= 70, at most 6.7 CPU s (medians under 1 s except at m = 65,
-where the level bound is one or two below OPT_free); on 9 chunks 4-uniform families with
-m = 63 in 2-17 CPU s (4 of 5), 5-uniform ones and the every-k-set families not within
-120 s wall. :func:`prefix_sets_apply` uses it
+where the level bound is one or two below OPT_free; measured before the bounded covers and
+the start); on 9 chunks (benchmarks/bench_dense9.py) 4-uniform families with m = 63 in
+2.3-15.8 CPU s (3 of 3) and all 126 4-sets in 2.2 CPU s, the 5-uniform ones (m = 63, and all
+126 5-sets) not within 60 CPU s. :func:`prefix_sets_apply` uses it
 on 8-10 chunks from m = 17 for requests of at most 5 chunks, the sizes measured.
 
 Unit weights only (a weighted node costs its last chunk's weight, which depends on the
@@ -99,6 +142,7 @@ import numpy as np
 from ..instance import Instance, InstanceError
 
 __all__ = ["PrefixSetResult", "PrefixSetsUnfinished", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply",
+           "cover_lower_bound", "level_program_family", "COVER_NODES",
            "MAX_N", "NARROW_N", "PS_FROM", "PS_FROM_SMALL_K", "PS_FROM_WIDE", "WIDE_K"]
 
 NARROW_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
@@ -112,6 +156,8 @@ PS_FROM, PS_FROM_SMALL_K = 15, 10
 # m = 17-18 in the median (docs/exact.md), the DP 30x slower than at 16 from m = 19.
 PS_FROM_WIDE = 17
 WIDE_K = 5  # the largest request size measured on 8-10 chunks (docs/exact.md)
+COVER_NODES = 200_000  # nodes of an exact cover-number search before the averaging bound takes over
+QUICK_NODES = 20_000  # nodes of the search before the level program is asked for a start
 
 
 def prefix_sets_apply(inst: Instance) -> bool:
@@ -242,13 +288,19 @@ def opt_free_prefix_sets(inst: Instance, *, time_limit: float | None = None,
                            _hierarchy(layout), inst.total_weight() - int(value))
 
 
-def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: int | None = None) -> PrefixSetResult:
-    """:func:`opt_free_prefix_sets` on 8-10 chunks (the multi-word kernels)."""
+def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: int | None = None, *,
+                   upper: bool = True, cover_nodes: int = COVER_NODES,
+                   quick_nodes: int = QUICK_NODES) -> PrefixSetResult:
+    """:func:`opt_free_prefix_sets` on 8-10 chunks (the multi-word kernels). On uniform
+    families (k >= 3) the level bound's cover numbers are the lower bounds of
+    :func:`cover_lower_bound` (exact where a search of ``cover_nodes`` nodes finishes) and,
+    with ``upper``, when a first search of ``quick_nodes`` nodes has not finished, the level
+    program (:func:`level_program_family`) gives the search its starting upper bound."""
     import math
     import time
 
     from .._kernels.halt import new_halt
-    from .._kernels.prefix_wide import W, new_memo, wide_forced, wide_free, wide_solve
+    from .._kernels.prefix_wide import W, new_memo, wide_forced, wide_free, wide_free_from, wide_solve
 
     n = inst.n
     setmask, subs, ups, up1, rank = _wide_tables(n)
@@ -256,40 +308,166 @@ def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: i
     forced, k, uniform = wide_forced(req, inst.m, rank)
     mkeys, mvals = new_memo()
     Q = np.zeros(W, dtype=np.int64)
-    halt = new_halt(math.inf if time_limit is None else time.time() + max(0.0, float(time_limit)),
-                    math.inf if max_nodes is None else float(max_nodes))
+    deadline = math.inf if time_limit is None else time.time() + max(0.0, float(time_limit))
+    halt = new_halt(deadline, math.inf if max_nodes is None else float(max_nodes))
 
     def check():
-        if halt[3]:
+        if halt[3] or time.time() >= deadline:
+            halt[3] = 1.0
             limit = (f"its time limit ({time_limit:g} s)" if time_limit is not None else "") + \
                 (" or " if time_limit is not None and max_nodes is not None else "") + \
                 (f"its node budget ({max_nodes:,})" if max_nodes is not None else "")
             raise PrefixSetsUnfinished(f"the prefix-set search reached {limit} before it finished "
                                        f"(m={inst.m}, n={n})")
 
-    value = int(wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q, halt))
-    check()
-    levels = {k: forced[k].copy()}
-    rest = value - _count(forced[k])
-    for j in range(k - 1, 0, -1):
-        if j == 1:  # level 2 returned the chunk set itself (the rank of chunk c among 1-sets is c)
-            U = Q.copy()
-        else:
-            U = Q | forced[j]
-        levels[j] = U
-        Q = np.zeros(W, dtype=np.int64)
-        v = int(wide_solve(j, U.copy(), forced, n, subs, ups, up1, np.int64(1 << 40), np.int64(0), np.int64(0), np.int64(0),
-                           mkeys, mvals, np.int64(1), Q, halt))
+    known = None  # (value, chunk_level) of a family found by the level program
+    if uniform and k >= 3:
+        covs = {i: cover_lower_bound(forced[k], i, k, setmask, subs, cover_nodes, deadline) for i in range(1, k)}
         check()
-        if v != rest:  # pragma: no cover - the search is deterministic
-            raise AssertionError(f"level {j}: solving the chosen cover gave {v}, expected {rest}")
-        rest -= _count(U)
-    chunk_level = {j: [int(setmask[j, r]) for r in range(setmask.shape[1]) if U_j[r >> 6] >> (r & 63) & 1]
-                   for j, U_j in levels.items()}
+        floor = inst.m + sum(covs.values())
+        cutoff = 1 << 40
+        low, top = np.int64(sum(v for i, v in covs.items() if i < k - 1)), np.int64(covs[k - 1])
+        done = False
+        if upper:  # first a short search without the start: most families end there
+            quick = new_halt(deadline, min(float(quick_nodes), halt[1]))
+            value = int(wide_free_from(forced, k, n, subs, ups, up1, np.int64(cutoff), np.int64(floor), low, top,
+                                       mkeys, mvals, Q, quick))
+            halt[1] -= min(float(quick_nodes), halt[1]) - quick[1]
+            done = not quick[3]
+        if upper and not done:
+            lim = 2.0 if time_limit is None else max(0.0, min(2.0, (deadline - time.time()) / 4))
+            known = level_program_family(inst, lim)
+            if known is not None:
+                cutoff = known[0]
+        if done:
+            pass
+        elif known is not None and known[0] <= floor:
+            value = known[0]
+        else:
+            value = int(wide_free_from(forced, k, n, subs, ups, up1, np.int64(cutoff), np.int64(floor), low, top,
+                                       mkeys, mvals, Q, halt))
+            check()
+            if known is not None and value >= known[0]:
+                value = known[0]  # nothing below the program's family: it is optimal
+            else:
+                known = None
+    else:
+        value = int(wide_free(forced, k, uniform, n, subs, ups, up1, mkeys, mvals, Q, halt))
+        check()
+    if known is not None:
+        chunk_level = known[1]
+    else:
+        levels = {k: forced[k].copy()}
+        rest = value - _count(forced[k])
+        for j in range(k - 1, 0, -1):
+            if j == 1:  # level 2 returned the chunk set itself (the rank of chunk c among 1-sets is c)
+                U = Q.copy()
+            else:
+                U = Q | forced[j]
+            levels[j] = U
+            Q = np.zeros(W, dtype=np.int64)
+            v = int(wide_solve(j, U.copy(), forced, n, subs, ups, up1, np.int64(1 << 40), np.int64(0), np.int64(0),
+                               np.int64(0), mkeys, mvals, np.int64(1), Q, halt))
+            check()
+            if v != rest:  # pragma: no cover - the search is deterministic
+                raise AssertionError(f"level {j}: solving the chosen cover gave {v}, expected {rest}")
+            rest -= _count(U)
+        chunk_level = {j: [int(setmask[j, r]) for r in range(setmask.shape[1]) if U_j[r >> 6] >> (r & 63) & 1]
+                       for j, U_j in levels.items()}
     layout = _layout(inst, chunk_level)
     return PrefixSetResult(value, {j: [tuple(c for c in range(n) if x >> c & 1) for x in xs]
                                    for j, xs in sorted(chunk_level.items())}, layout,
                            _hierarchy(layout), inst.total_weight() - value)
+
+
+
+def cover_lower_bound(U, i: int, j: int, setmask, subs, nodes: int = COVER_NODES, deadline: float | None = None,
+                      _memo=None) -> int:
+    """A lower bound on cover_i(U): the least number of i-sets such that every j-set of the
+    rank bitset ``U`` (four words, i < j) contains one (module docstring, "the averaging
+    bound"). The exact set cover of :func:`mptsearch._kernels.prefix_wide.cover_number` when it
+    finishes within ``nodes`` search nodes, else
+    ceil(sum over the chunks x of the union V of U of bound(U - x) / (|V| - i)), U - x the
+    members without x, each bound computed the same way; at least 1 when U is nonempty."""
+    import math
+
+    from .._kernels.halt import new_halt
+    from .._kernels.prefix_wide import W, cover_number
+
+    memo = {} if _memo is None else _memo
+    key = tuple(int(x) for x in U)
+    if key in memo:
+        return memo[key]
+    members = [64 * w + b for w in range(W) for b in range(64) if int(U[w]) >> b & 1]
+    if not members:
+        return 0
+    halt = new_halt(math.inf if deadline is None else deadline, float(nodes))
+    c = int(cover_number(U.copy(), i, j, subs, np.int64(1 << 40), halt))
+    if not halt[3]:
+        memo[key] = c
+        return c
+    V = 0
+    for r in members:
+        V |= int(setmask[j, r])
+    size = bin(V).count("1")
+    total = 0
+    for x in range(V.bit_length()):
+        if V >> x & 1:
+            Ux = np.zeros(W, dtype=np.int64)
+            for r in members:
+                if not int(setmask[j, r]) >> x & 1:
+                    Ux[r >> 6] |= np.int64(-(1 << 63)) if (r & 63) == 63 else np.int64(1 << (r & 63))
+            total += cover_lower_bound(Ux, i, j, setmask, subs, nodes, deadline, memo)
+    res = max(1, -(-total // (size - i)))
+    memo[key] = res
+    return res
+
+
+def level_program_family(inst: Instance, time_limit: float):
+    """An accessible family containing the requests, from HiGHS on the *level program*
+    (module docstring): (value, {j: chunk masks of the j-sets}) with value = |P| - 1, or None
+    when HiGHS found no 0/1 point in ``time_limit`` wall seconds. An upper bound only: the
+    family is rebuilt from the rounded solution and checked to be accessible and to contain
+    every request, and refused otherwise."""
+    import itertools
+
+    import highspy
+
+    from .closure_program import _new_highs
+
+    n = inst.n
+    reqs = sorted(set(inst.request_masks()))
+    k = max(bin(x).count("1") for x in reqs)
+    sets = [x for x in range(1, 1 << n) if bin(x).count("1") < k] + [x for x in reqs if bin(x).count("1") == k]
+    col = {x: i for i, x in enumerate(sets)}
+    rq = set(reqs)
+    h = _new_highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("time_limit", float(max(time_limit, 0.01)))
+    N = len(sets)
+    lower = np.array([1.0 if x in rq else 0.0 for x in sets])
+    h.addVars(N, lower, np.ones(N))
+    h.changeColsCost(N, np.arange(N, dtype=np.int32), np.ones(N))
+    h.changeColsIntegrality(N, np.arange(N, dtype=np.int32), np.array([highspy.HighsVarType.kInteger] * N))
+    for x in sets:
+        cs = [c for c in range(n) if x >> c & 1]
+        for size in range(1, len(cs)):
+            ids = [col[sum(1 << c for c in T)] for T in itertools.combinations(cs, size)]
+            h.addRow(0.0, highspy.kHighsInf, len(ids) + 1, np.array(ids + [col[x]], dtype=np.int32),
+                     np.array([1.0] * len(ids) + [-1.0]))
+    h.run()
+    if h.getInfo().primal_solution_status != 2:  # no feasible point
+        return None
+    y = h.getSolution().col_value
+    fam = {x for x, v in zip(sets, y) if v > 0.5} | rq
+    if any(x and not any(x >> c & 1 and (x & ~(1 << c) in fam or x & ~(1 << c) == 0) for c in range(n))
+           for x in fam):
+        return None
+    chunk_level: dict = {}
+    for x in sorted(fam):
+        chunk_level.setdefault(bin(x).count("1"), []).append(x)
+    return len(fam), chunk_level
 
 
 def _count(words) -> int:
