@@ -2,6 +2,8 @@
 each heuristic's trie cost (tie-breaking included) and the online layouter's, on random
 instances; and the value the annealer sees is heuristic cost / OPT_free."""
 
+import random
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -154,11 +156,14 @@ def test_twins_past_64_requests():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(2, 10), st.integers(1, 220), st.sampled_from([1, 2, 3, 20]), st.randoms(use_true_random=False))
-def test_greedy_twin_is_the_python_greedy_at_any_m(n, m, wmax, rnd):
+@given(st.integers(2, 10), st.integers(1, 220), st.sampled_from([1, 2, 3, 20]), st.integers(0, 2 ** 32 - 1))
+def test_greedy_twin_is_the_python_greedy_at_any_m(n, m, wmax, seed):
     """The compiled greedy equals the trie cost of the Python greedy's layout on random
     families of up to 220 requests (one to four 64-bit words per node); small weight ranges
-    make ties in count and weight common, so the tie rule is exercised."""
+    make ties in count and weight common, so the tie rule is exercised. The family is drawn
+    from a seed (a family of 220 requests drawn value by value from Hypothesis's own stream
+    can exceed its entropy budget and fail the data_too_large health check)."""
+    rnd = random.Random(seed)
     masks = set()
     while len(masks) < min(m, 2 ** n - 1):
         masks.add(rnd.randrange(1, 2 ** n))

@@ -55,21 +55,21 @@ def new_table(cap: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
     return np.full((cap, 4), -1, dtype=np.int64), np.zeros((_LOAD * cap // 4 + 1, 3), dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _full(nlab, cap):
     """Whether a table of ``cap`` slots holding ``nlab`` labels should grow: :data:`_LOAD`
     quarters in use (it has that many label rows, plus one)."""
     return 4 * nlab >= _LOAD * cap
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _skip_ws(buf, p, e):
     while p < e and (buf[p] == 32 or buf[p] == 9):
         p += 1
     return p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _next_item(buf, p, e, close):
     """After an item of a list or object: (1, position after the comma and spaces) if another
     item follows, (0, position after ``close``) if the list ends there, (-1, p) otherwise."""
@@ -81,12 +81,12 @@ def _next_item(buf, p, e, close):
     return -1, p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_digit(c):
     return 48 <= c <= 57
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _int(buf, p, e):
     """(ok, value, end) of a JSON integer at p: ``-?(0|[1-9][0-9]*)`` of at most 18 digits,
     not followed by a fraction or exponent (then ok is False)."""
@@ -114,7 +114,7 @@ def _int(buf, p, e):
     return True, -v if neg else v, p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _plain_string(buf, p, e):
     """End (the closing quote) of a string opened at p - 1 with no backslash and no control
     character, or -1."""
@@ -128,7 +128,7 @@ def _plain_string(buf, p, e):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _skip_string(buf, p, e):
     """Position after a JSON string opened at p - 1 (escapes checked), or -1."""
     while p < e:
@@ -156,7 +156,7 @@ def _skip_string(buf, p, e):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _skip_number(buf, p, e):
     """Position after a JSON number at p (``-?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?``, at most 100
     characters), or -1."""
@@ -189,7 +189,7 @@ def _skip_number(buf, p, e):
     return p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _word(buf, p, e, w0, w1, w2, w3, w4, n):
     """Whether the n <= 5 bytes at p are w0..w(n-1)."""
     if p + n > e:
@@ -201,7 +201,7 @@ def _word(buf, p, e, w0, w1, w2, w3, w4, n):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _skip_scalar(buf, p, e):
     """Position after a string, number, true, false or null at p, or -1."""
     c = buf[p]
@@ -218,7 +218,7 @@ def _skip_scalar(buf, p, e):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _key(buf, s, t):
     """Which key the bytes buf[s:t] name."""
     n = t - s
@@ -234,7 +234,7 @@ def _key(buf, s, t):
     return _KEY_OTHER
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hash_bytes(buf, s, t):
     h = _FNV_OFFSET
     for q in range(s, t):
@@ -242,7 +242,7 @@ def _hash_bytes(buf, s, t):
     return np.int64(h >> np.uint64(1))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hash_int(v):
     return np.int64(_fmix(v) >> np.uint64(1))
 
@@ -264,7 +264,7 @@ def grow(table, lab, nlab):
     return out, rows
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pack8(buf, s):
     """The 8 bytes at s as one little-endian integer."""
     return np.int64(np.uint64(buf[s]) | (np.uint64(buf[s + 1]) << np.uint64(8))
@@ -273,7 +273,7 @@ def _pack8(buf, s):
                     | (np.uint64(buf[s + 6]) << np.uint64(48)) | (np.uint64(buf[s + 7]) << np.uint64(56)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pack(buf, s, t):
     """The t - s <= 8 bytes at s as one little-endian integer, zero padded."""
     if t - s == 8:
@@ -284,7 +284,7 @@ def _pack(buf, s, t):
     return np.int64(v)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fmix(v):
     """MurmurHash3's 64-bit finaliser (every input bit moves every output bit)."""
     h = np.uint64(v)
@@ -296,7 +296,7 @@ def _fmix(v):
     return h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _string_key(buf, s, t):
     """(hash, first 8 bytes, next 8 bytes) of the label ``buf[s:t]`` (words zero padded)."""
     n = t - s
@@ -312,7 +312,7 @@ def _string_key(buf, s, t):
     return h, w0, w1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _intern_string(buf, s, t, h, w0, w1, table, lab, nlab, nlab0, arena):
     """(id, labels) of the string label ``buf[s:t]`` of key (h, w0, w1), added with the next
     id if new (its row holding its offset in ``buf`` until :func:`keep_bytes` copies it to
@@ -350,7 +350,7 @@ def _intern_string(buf, s, t, h, w0, w1, table, lab, nlab, nlab0, arena):
     return nlab, nlab + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _intern_pending(buf, pend, npend, codes, end, table, lab, nlab, nlab0, arena):
     """Intern the ``npend`` string labels waiting in ``pend`` (their slots prefetched when
     they were read), in order, into ``codes[end - npend:end]``; the new label count. Stops
@@ -385,7 +385,7 @@ def keep_bytes(buf, kind, lab, nlab0, nlab, id_kind, id_a, id_b, nl0, nl, arena,
     return na
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _intern_int(v, table, lab, nlab):
     """(id, labels) of the integer label ``v``, added with the next id if new."""
     mask = len(table) - 1
@@ -651,7 +651,7 @@ def distinct(buf, starts, lengths):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bytes_less(buf, sa, la, sb, lb, start):
     """Whether ``buf[sa:sa+la]`` sorts before ``buf[sb:sb+lb]``, their first ``start`` bytes
     being equal (a prefix first)."""
@@ -664,7 +664,7 @@ def _bytes_less(buf, sa, la, sb, lb, start):
     return la < lb
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _key8(buf, s, n, off):
     """Bytes off..off+7 of the label ``buf[s:s+n]`` as a big-endian key, zero padded."""
     k = np.uint64(0)
