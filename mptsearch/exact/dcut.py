@@ -309,7 +309,9 @@ class CutLP:
     OPT_free, the last solved LP), ``cover_value`` (the first LP, the cover program's),
     ``x`` the LP solution, ``reduced`` the reduced costs, ``duals`` the row duals of ``model``,
     ``rounds``, ``cuts`` (active cut rows at the end, their arcs in ``cut_arcs``), ``converged`` (no violated cut left),
-    ``seconds``, ``lp_seconds`` (HiGHS's share)."""
+    ``seconds``, ``lp_seconds`` (HiGHS's share), ``history`` per solved LP (round, value, active
+    cut rows, wall s, clock s, simplex iterations so far), ``readded`` the rows taken back from
+    the pool."""
 
     value: float
     cover_value: float
@@ -324,6 +326,7 @@ class CutLP:
     seconds: float
     lp_seconds: float
     history: list = field(default_factory=list)
+    readded: int = 0
 
 
 def _base_rows(g: ClosureGraph):
@@ -474,7 +477,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     lp_seconds = 0.0
     history = []
     cover = snap = None
-    rounds, converged = 0, False
+    rounds, converged, readded = 0, False, 0
     while True:
         s = time.perf_counter()
         h.run()
@@ -521,6 +524,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
             if x[arcs].sum() < 1 - tol:
                 new.append((kind, arcs))
                 del pool[key]
+                readded += 1
         for r, nodes, arcs in separate(x, subdags, tol=tol, back=back, nested=nested):
             key = tuple(sorted(arcs.tolist()))
             if key in keys:
@@ -552,4 +556,5 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     return CutLP(value=value, cover_value=cover, x=x, reduced=reduced, duals=duals,
                  model=CutModel(g, kinds + cutkinds, lo + [1.0] * len(cutkinds)), rounds=rounds,
                  cuts=len(cutkinds), cut_arcs=cutarcs, converged=converged,
-                 seconds=time.perf_counter() - t0, lp_seconds=lp_seconds, history=history)
+                 seconds=time.perf_counter() - t0, lp_seconds=lp_seconds, history=history,
+                 readded=readded)
