@@ -84,7 +84,8 @@ after 12 rounds on the same instance).
 
 **The cut loop.** Solve the LP (HiGHS, dual simplex, warm re-solves after adding rows), find
 the violated cuts for every request (both minimum cuts and :data:`NESTED` nested ones), add
-them, drop the cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a
+them (at most ``max_cuts`` in the first round, ``cut_growth`` times more each round after, the
+most violated of each request first; the others are found again if still violated), drop the cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a
 pool that is rechecked first in each round; stop when no cut is violated, after
 ``max_rounds``, at the deadline, when the bound rounded up reaches a ``target`` (an upper
 bound: nothing is left to prove), or on tailing off (``tail_rounds`` rounds raising the bound
