@@ -85,8 +85,8 @@ after 12 rounds on the same instance).
 **The cut loop.** Solve the LP (HiGHS, dual simplex, warm re-solves after adding rows), find
 the violated cuts for every request (both minimum cuts and :data:`NESTED` nested ones), add
 them (at most ``max_cuts`` in the first round, ``cut_growth`` times more each round after, the
-most violated of each request first; the others are found again if still violated), drop the cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a
-pool that is rechecked first in each round; stop when no cut is violated, after
+most violated of each request first; the others are found again if still violated), drop the
+cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a pool that is rechecked first in each round; stop when no cut is violated, after
 ``max_rounds``, at the deadline, when the bound rounded up reaches a ``target`` (an upper
 bound: nothing is left to prove), or on tailing off (``tail_rounds`` rounds raising the bound
 by less than a relative ``tail_tol``). The value of every solved LP in the loop is a lower
@@ -311,7 +311,7 @@ class CutLP:
     ``x`` the LP solution, ``reduced`` the reduced costs, ``duals`` the row duals of ``model``,
     ``rounds``, ``cuts`` (active cut rows at the end, their arcs in ``cut_arcs``), ``converged`` (no violated cut left),
     ``seconds``, ``lp_seconds`` (HiGHS's share), ``history`` per solved LP (round, value, active
-    cut rows, wall s, clock s, simplex iterations so far), ``readded`` the rows taken back from
+    cut rows, wall s, clock s, simplex iterations of that solve), ``readded`` the rows taken back from
     the pool."""
 
     value: float
