@@ -86,8 +86,8 @@ after 12 rounds on the same instance).
 the violated cuts for every request (both minimum cuts and :data:`NESTED` nested ones), add
 them (at most ``max_cuts`` in the first round, ``cut_growth`` times more each round after, the
 most violated of each request first; the others are found again if still violated), drop the
-cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a pool that is rechecked first in each round; stop when no cut is violated, after
-``max_rounds``, at the deadline, when the bound rounded up reaches a ``target`` (an upper
+cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a pool that is
+rechecked first in each round; stop when no cut is violated, after ``max_rounds``, at the deadline, when the bound rounded up reaches a ``target`` (an upper
 bound: nothing is left to prove), or on tailing off (``tail_rounds`` rounds raising the bound
 by less than a relative ``tail_tol``). The value of every solved LP in the loop is a lower
 bound (its rows are valid); the last one is kept. A certificate (the row duals, each cut as its
