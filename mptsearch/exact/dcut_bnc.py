@@ -94,11 +94,10 @@ __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "component_
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
 TAIL_ROUNDS = 3  # root tailing off: the tree separates on
-#: the root loop's first round adds at most this many cut rows (the most violated of each
-#: request first), each later round ROOT_GROWTH times more: at a few thousand requests a round of
-#: every violated cut (about 9,700 on FanOutQA k = 20) takes HiGHS's warm dual simplex minutes to
-#: re-solve, a round of 1,000 about 20 CPU s (benchmarks/HISTORY.md)
-ROOT_CUTS = 1000
+#: the root loop's cap on cut rows per round (None: every violated cut) and its growth per round
+#: (cut_lp's max_cuts, cut_growth). Uncapped: on FanOutQA k = 20 at 600 CPU s a cap of 1,000
+#: growing 1.5x ended with a lower root bound than one uncapped round (benchmarks/HISTORY.md)
+ROOT_CUTS = None
 ROOT_GROWTH = 1.5
 BUILD_CHECK = 512  # the SCIP model build reads the clock every this many rows or variables
 #: SCIP parameters of the tree beyond its defaults: SCIP's own general-purpose separators off (the
