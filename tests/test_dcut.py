@@ -162,7 +162,8 @@ def test_round_selection_ranks_within_a_request_then_by_violation():
 
 
 @pytest.mark.parametrize("cfg", [{"max_cuts": 1}, {"per_request": 1}, {"drop_after": 1},
-                                 {"max_cuts": 1, "per_request": 1, "drop_after": 1}])
+                                 {"max_cuts": 1, "per_request": 1, "drop_after": 1},
+                                 {"max_cuts": 1, "cut_growth": 1.5, "drop_after": 1}])
 def test_cut_management_keeps_the_cut_lp(cfg):
     # a cut dropped to the pool, or held back by a round's cap, must come back when violated: the
     # converged loop has the value of the full cut LP whatever the selection
@@ -176,7 +177,8 @@ def test_cut_management_keeps_the_cut_lp(cfg):
         assert abs(r.value - ref.value) < 1e-6, (cfg, r.value, ref.value)
         if "max_cuts" in cfg:
             grown = np.diff([h[2] for h in r.history])
-            assert (grown <= cfg["max_cuts"]).all()
+            caps = [int(cfg["max_cuts"] * cfg.get("cut_growth", 1.0) ** j) for j in range(len(grown))]
+            assert (grown <= np.array(caps, dtype=np.int64)).all()
         dropped += any(b[2] < a[2] for a, b in zip(r.history, r.history[1:]))
     assert abs(cut_lp(k4, max_rounds=1000, **cfg).value - 22 / 3) < 1e-6
     if cfg.get("drop_after") == 1:
@@ -190,6 +192,34 @@ def test_branch_and_cut_equals_the_dp(seed, count):
         assert r.optimal and r.value == opt_free(inst).value == r.lower == r.upper
         assert trie_cost(inst, r.layout) == r.value
         assert r.lower <= r.lp_bound + 1 - 1e-9 or "tree" in r.status
+
+
+def test_a_tiny_root_cap_keeps_the_exact_values_and_the_certificate(monkeypatch):
+    # one cut in the root's first round, growing slowly, slack rows dropped after one round: many
+    # rounds and rows re-added from the pool; the values must still be the DP's and the LP dual
+    # with its cut rows must still verify in fractions
+    from mptsearch.verify.lpdual import check_dual, dual_certificate
+
+    import mptsearch.exact.dcut as dcut_mod
+
+    seen = []
+    real = dcut_mod.cut_lp
+
+    def tiny(g, **kw):
+        kw.update(max_cuts=1, cut_growth=1.2, drop_after=1, max_rounds=1000, tail_rounds=None)
+        r = real(g, **kw)
+        assert r.converged and abs(r.value - real(g).value) < 1e-6  # the full cut LP's value
+        seen.append((r.rounds, r.readded))
+        return r
+
+    monkeypatch.setattr(dcut_mod, "cut_lp", tiny)
+    for inst in _random_instances(21, 30, max_n=9, max_m=16):
+        r = opt_free_dcut(inst, keep_duals=True)
+        assert r.optimal and r.value == opt_free(inst).value
+        got = check_dual(inst, dual_certificate(inst, r))
+        assert got.ok and got.lower <= r.value
+    assert max(a for a, _ in seen) >= 4  # the cap did force several rounds
+    assert sum(b for _, b in seen) > 0  # and rows came back from the pool
 
 
 def test_branch_and_cut_on_known_families():

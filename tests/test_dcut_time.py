@@ -13,7 +13,7 @@ import pytest
 import mptsearch.exact.closure as closure_mod
 from mptsearch.bounds import mst_lower_bound
 from mptsearch.exact.closure import BuildTimeout, closure_graph, reduce_instance
-from mptsearch.exact.dcut import WALL_PER_CPU, request_subdags, wall_limit
+from mptsearch.exact.dcut import cut_lp, request_subdags
 from mptsearch.exact.dcut_bnc import component_mst_bound, opt_free_dcut
 from mptsearch.exact.free import opt_free
 from mptsearch.instance import from_lists
@@ -114,11 +114,20 @@ def test_a_tiny_limit_is_kept_when_the_closure_alone_takes_longer():
     assert r.lower == sum(component_mst_bound(m, red.weights) for _, m in red.components)
 
 
-def test_highs_wall_limit_follows_the_share_of_a_core():
-    # HiGHS counts wall seconds: for 10 CPU s left at 0.4 of a core, 25 wall s (a fixed 20 x
-    # would give 200 wall s, 80 CPU s at that share); alone on a core, the CPU seconds left
-    assert wall_limit(10.0, 40.0, 100.0) == pytest.approx(25.0)
-    assert wall_limit(10.0, 50.0, 50.0) == pytest.approx(10.0)
-    assert wall_limit(10.0, 0.0, 100.0) == pytest.approx(10.0 * WALL_PER_CPU)  # no CPU yet: the cap
-    assert wall_limit(10.0, 1.0, 0.0) == pytest.approx(10.0)
-    assert wall_limit(-3.0, 40.0, 100.0) == 0.05
+def test_a_highs_solve_stops_at_the_deadline_of_any_clock():
+    # a clock that ticks once per read: HiGHS reads it every simplex iteration through the
+    # interrupt callback, so the first LP (hundreds of iterations) is stopped within a few
+    # ticks of the deadline, and without a first LP there is no bound (TimeoutError)
+    red = reduce_instance(_zipf(1, 300, 200, 10))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    whole = cut_lp(g, max_rounds=0)
+    assert whole.history[0][5] > 200  # simplex iterations of the first LP
+    clock = _ticking()
+    start = clock()
+    with pytest.raises(TimeoutError):
+        cut_lp(g, max_rounds=0, deadline=start + 40, clock=clock)
+    assert clock() - start < 60  # stopped inside the solve, not at its end
+    clock = _ticking()
+    lp = cut_lp(g, max_rounds=3, deadline=clock() + 10**8, clock=clock)
+    assert lp.value >= whole.value - 1e-6

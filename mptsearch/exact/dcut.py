@@ -84,9 +84,10 @@ after 12 rounds on the same instance).
 
 **The cut loop.** Solve the LP (HiGHS, dual simplex, warm re-solves after adding rows), find
 the violated cuts for every request (both minimum cuts and :data:`NESTED` nested ones), add
-them, drop the cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a
-pool that is rechecked first in each round; stop when no cut is violated, after
-``max_rounds``, at the deadline, when the bound rounded up reaches a ``target`` (an upper
+them (at most ``max_cuts`` in the first round, ``cut_growth`` times more each round after, the
+most violated of each request first; the others are found again if still violated), drop the
+cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a pool that is
+rechecked first in each round; stop when no cut is violated, after ``max_rounds``, at the deadline, when the bound rounded up reaches a ``target`` (an upper
 bound: nothing is left to prove), or on tailing off (``tail_rounds`` rounds raising the bound
 by less than a relative ``tail_tol``). The value of every solved LP in the loop is a lower
 bound (its rows are valid); the last one is kept. A certificate (the row duals, each cut as its
@@ -112,22 +113,26 @@ import numpy as np
 from .closure import ClosureGraph
 
 __all__ = ["CutModel", "SubDag", "SubDagList", "PackedSubDags", "pack_subdags", "request_subdags", "separate", "CutLP",
-           "cut_lp", "wall_limit"]
+           "cut_lp", "stop_at"]
 
 TOL = 1e-6
 NESTED = 2  # nested cuts per violated request and round (module docstring: fewer rounds, mixed CPU time)
 TAIL_TOL = 1e-5
-WALL_PER_CPU = 20.0  # with a CPU-second deadline, a solve's wall limit is at most this many times what is left
 
 
-def wall_limit(left: float, cpu_used: float, wall_used: float) -> float:
-    """HiGHS's wall-second limit for ``left`` CPU seconds (HiGHS counts wall time only): ``left``
-    over the share of a core this process has had so far (``cpu_used / wall_used``), at most
-    :data:`WALL_PER_CPU` times ``left``. With a fixed factor of 20 instead, a solve started
-    with ``left`` CPU seconds to go could use 20 x share x ``left`` of them (8 x ``left`` at a
-    share of 0.4)."""
-    share = cpu_used / wall_used if wall_used > 0 else 1.0
-    return max(0.05, left / max(share, 1.0 / WALL_PER_CPU))
+def stop_at(h, deadline: float, clock) -> None:
+    """Make HiGHS's simplex stop once ``clock()`` reaches ``deadline``, whatever the clock
+    (HiGHS's own time limit counts wall seconds only): a simplex-interrupt callback, which
+    HiGHS calls once per iteration, reads ``clock`` and asks for the interrupt. The solve then
+    ends with the status "Interrupted by user" and its point is not used."""
+    import highspy
+
+    def interrupt(ctype, msg, data_out, data_in, user):
+        if clock() >= deadline:
+            data_in.user_interrupt = True
+
+    h.setCallback(interrupt, None)
+    h.startCallback(highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt)
 
 
 @dataclass
@@ -305,7 +310,9 @@ class CutLP:
     OPT_free, the last solved LP), ``cover_value`` (the first LP, the cover program's),
     ``x`` the LP solution, ``reduced`` the reduced costs, ``duals`` the row duals of ``model``,
     ``rounds``, ``cuts`` (active cut rows at the end, their arcs in ``cut_arcs``), ``converged`` (no violated cut left),
-    ``seconds``, ``lp_seconds`` (HiGHS's share)."""
+    ``seconds``, ``lp_seconds`` (HiGHS's share), ``history`` per solved LP (round, value, active
+    cut rows, wall s, clock s, simplex iterations of that solve), ``readded`` the rows taken back from
+    the pool."""
 
     value: float
     cover_value: float
@@ -320,6 +327,7 @@ class CutLP:
     seconds: float
     lp_seconds: float
     history: list = field(default_factory=list)
+    readded: int = 0
 
 
 def _base_rows(g: ClosureGraph):
@@ -381,7 +389,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
            back: bool = True, fixed_zero: np.ndarray | None = None, subdags: list | None = None,
            nested: int = NESTED, target: float | None = None, tail_rounds: int | None = None,
            tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter, max_cuts: int | None = None,
-           per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None) -> CutLP:
+           per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None,
+           cut_growth: float = 1.0) -> CutLP:
     """The cut LP of one component by the cut loop (module docstring).
 
     Parameters
@@ -407,9 +416,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         ``tail_tol`` times its value in all (the branch-and-cut separates on in the tree).
     clock : callable
         ``time.perf_counter`` (wall seconds, the default) or ``time.process_time`` (CPU seconds
-        of this process: fair on a shared machine). With the CPU clock a solve in progress gets
-        the CPU seconds left over the share of a core the process has had as its wall limit
-        (:func:`wall_limit`).
+        of this process: fair on a shared machine). A solve in progress reads the same clock
+        every simplex iteration and stops at ``deadline`` (:func:`stop_at`).
     cuts : list of (kind, arc ids)
         Cut rows to start from (a checkpoint's; each a valid row, whatever x), ``kind`` as in
         :class:`CutModel`.
@@ -419,6 +427,9 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         round separates again). The loop converges only on a round with no violated cut.
     per_request : int, optional
         New rows per request and round at most, the most violated first.
+    cut_growth : float
+        The cap ``max_cuts`` is multiplied by this after every round (round r adds at most
+        ``max_cuts * cut_growth ** (r - 1)`` rows).
     drop_after : int
         Rounds a cut row must stay slack (x above 1 + tol, dual 0) before it goes to the pool.
     highs_options : dict, optional
@@ -440,6 +451,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     h.setOptionValue("solver", "simplex")
     for k, v in (highs_options or {}).items():
         h.setOptionValue(k, v)
+    if deadline is not None:
+        stop_at(h, deadline, clock)
     na = len(g.tails)
     ub = np.ones(na)
     if fixed_zero is not None:
@@ -465,13 +478,9 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     lp_seconds = 0.0
     history = []
     cover = snap = None
-    rounds, converged = 0, False
+    rounds, converged, readded = 0, False, 0
     while True:
         s = time.perf_counter()
-        if deadline is not None:
-            left = deadline - clock()
-            h.setOptionValue("time_limit", max(0.05, left) if clock is time.perf_counter else
-                             wall_limit(left, clock() - c0, time.perf_counter() - t0))
         h.run()
         lp_seconds += time.perf_counter() - s
         if h.modelStatusToString(h.getModelStatus()) != "Optimal":
@@ -484,7 +493,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         if cover is None:
             cover = value
         snap = (value, x, reduced, duals, [kind for kind, _, _ in active], [arcs for _, arcs, _ in active])
-        history.append((rounds, value, len(active), time.perf_counter() - t0))
+        history.append((rounds, value, len(active), time.perf_counter() - t0, round(clock() - c0, 1),
+                        h.getInfo().simplex_iteration_count))
         if rounds >= max_rounds or (deadline is not None and clock() >= deadline):
             break
         if target is not None and math.ceil(value - 1e-6) >= target:
@@ -515,6 +525,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
             if x[arcs].sum() < 1 - tol:
                 new.append((kind, arcs))
                 del pool[key]
+                readded += 1
         for r, nodes, arcs in separate(x, subdags, tol=tol, back=back, nested=nested):
             key = tuple(sorted(arcs.tolist()))
             if key in keys:
@@ -533,7 +544,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
             seen.add(key)
             fresh.append((kind, arcs))
         if max_cuts is not None or per_request is not None:
-            fresh = _select(fresh, x, max_cuts, per_request)
+            cap = None if max_cuts is None else int(max_cuts * cut_growth ** (rounds - 1))
+            fresh = _select(fresh, x, cap, per_request)
         for _, arcs in fresh:
             keys.add(tuple(sorted(arcs.tolist())))
         _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for _, a in fresh], [1.0] * len(fresh),
@@ -545,4 +557,5 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     return CutLP(value=value, cover_value=cover, x=x, reduced=reduced, duals=duals,
                  model=CutModel(g, kinds + cutkinds, lo + [1.0] * len(cutkinds)), rounds=rounds,
                  cuts=len(cutkinds), cut_arcs=cutarcs, converged=converged,
-                 seconds=time.perf_counter() - t0, lp_seconds=lp_seconds, history=history)
+                 seconds=time.perf_counter() - t0, lp_seconds=lp_seconds, history=history,
+                 readded=readded)

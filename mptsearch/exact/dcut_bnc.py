@@ -94,6 +94,11 @@ __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "component_
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
 TAIL_ROUNDS = 3  # root tailing off: the tree separates on
+#: the root loop's cap on cut rows per round (None: every violated cut) and its growth per round
+#: (cut_lp's max_cuts, cut_growth). Uncapped: on FanOutQA k = 20 at 600 CPU s a cap of 1,000
+#: growing 1.5x ended with a lower root bound than one uncapped round (benchmarks/HISTORY.md)
+ROOT_CUTS = None
+ROOT_GROWTH = 1.5
 BUILD_CHECK = 512  # the SCIP model build reads the clock every this many rows or variables
 #: SCIP parameters of the tree beyond its defaults: SCIP's own general-purpose separators off (the
 #: directed cuts are the ones that pay here) and five root separation rounds (the HiGHS root loop
@@ -452,7 +457,8 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         root_done = ck is not None and ck.root_done(idx)
         try:  # a root whose loop ended (not by the clock) is re-solved once with its saved rows, not redone
             lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
-                        cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now)
+                        cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now,
+                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH)
         except TimeoutError:  # not even the first LP in time
             mst_instead(masks, "root LP")
             continue
