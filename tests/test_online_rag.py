@@ -19,8 +19,9 @@ from mptsearch.online.games import game_value, greedy_oldest
 from mptsearch.online.rag import (drop_first_log_lower_bound, dyadic_gadget_cost, dyadic_pieces, forcing_strategy,
                                   game_value_pruned,
                                   greedy_oldest_reservoir_cost, greedy_oldest_stream, interval_piece_bound,
-                                  multi_bundle_costs, multi_bundle_family, oldest_start_counts,
-                                  oldest_start_upper_bound, reservoir_family, small_opt_free)
+                                  multi_bundle_costs, multi_bundle_family, newest_rest_stream, oldest_start_counts,
+                                  oldest_start_upper_bound, reservoir_family, small_opt_free, two_phase_costs,
+                                  two_phase_family)
 from mptsearch.online.random_priority import (expected_random_priority_cost, inversion_bound, inverted_pairs,
                                               random_priority_orders, random_priority_ratio_bound,
                                               star_expected_cost)
@@ -467,13 +468,31 @@ def _opt_layout(reqs):
     return [tuple(inst.labels[c] for c in s) for s in opt_free(inst).layout]
 
 
+def _newest_rest(hist, req):
+    """The package's newest-rest rule as a (history, request) rule (it is deterministic, so replaying
+    it on the history's sets reproduces the history)."""
+    return newest_rest_stream([list(h) for h in hist] + [list(req)])[-1]
+
+
+def _is_oldest_start(orders):
+    for t, o in enumerate(orders):
+        roots = {s[0] for s in orders[:t]}
+        first = _first_seen(orders[:t])
+        if roots & set(o):
+            if o[0] not in roots:
+                return False
+        elif first.get(o[0], t) != min(first.get(c, t) for c in o):
+            return False
+    return True
+
+
 def _check_theorem_11_5(reqs, rules, layouts):
     k = len(reqs[0])
     for rule in rules:
         orders = []
         for r in reqs:
             orders.append(tuple(rule(orders, tuple(sorted(r)))))
-        assert all(set(o) == set(r) for o, r in zip(orders, reqs))
+        assert all(set(o) == set(r) for o, r in zip(orders, reqs)) and _is_oldest_start(orders)
         for lay in layouts:
             assert all(set(s) == set(r) for s, r in zip(lay, reqs))
             c = oldest_start_counts(orders, lay)
@@ -493,7 +512,7 @@ def test_theorem_11_5_every_short_stream_and_random_streams():
     (exact DP) and against random layouts (the count holds for every layout)."""
     from mptsearch.online.rag import _extensions_exact
     rng = random.Random(5)
-    rules = [greedy_oldest, _deepest_oldest, _random_oldest_start(rng)]
+    rules = [greedy_oldest, _deepest_oldest, _random_oldest_start(rng), _newest_rest]
 
     def rec(reqs, n, k, length):
         if reqs:
@@ -545,3 +564,23 @@ def test_prop_11_6_greedy_oldest_on_the_multi_bundle_stream():
         alg, upper = multi_bundle_costs(k, 10 ** 5, 10 ** 5)
         assert k - 1 - Fraction(1, 1000) < Fraction(alg, upper) < k - 1
         assert oldest_start_upper_bound(k) - 1 < Fraction(alg, upper) < oldest_start_upper_bound(k)
+
+
+def test_prop_11_7_the_newest_rest_rule_attains_k_minus_half():
+    """An oldest-start rule (checked to be one) pays k + (2k - 1) Y on the two-phase stream, the
+    listed layout 3k - 3 + 2Y (the exact DP no lower at small Y): the ratio tends to k - 1/2, so
+    Theorem 11.5's constant cannot be lowered for the class (any smaller constant fails here)."""
+    for k in range(3, 6):
+        for leaves in range(1, 6):
+            reqs = two_phase_family(k, leaves)
+            assert all(len(set(r)) == k for r in reqs) and len({frozenset(r) for r in reqs}) == len(reqs)
+            orders = newest_rest_stream(reqs)
+            assert _is_oldest_start(orders)
+            alg, upper = two_phase_costs(k, leaves)
+            assert trie_cost(orders) == alg and trie_cost(reqs) == upper
+            if len(reqs) <= 9:
+                assert _opt(reqs) == upper          # the listed layout is optimal at these sizes (computed)
+    for k in range(3, 11):
+        alg, upper = two_phase_costs(k, 10 ** 6)
+        bound = oldest_start_upper_bound(k)
+        assert bound - Fraction(1, 1000) < Fraction(alg, upper) < bound

@@ -18,6 +18,9 @@ pruned exact game search (docs/online.md, Section 11; paper, Section 7.2 and ope
   every oldest-start rule, exactly k chunks, k >= 3).
 - :func:`multi_bundle_family`, :func:`multi_bundle_costs`: the stream on which greedy-oldest pays
   almost (k - 1) OPT_free (Proposition 11.6; so it is not (k+1)/2-competitive for k >= 4).
+- :func:`newest_rest_stream`, :func:`two_phase_family`, :func:`two_phase_costs`: an oldest-start
+  rule that orders the rest newest first, and the stream on which it pays almost (k - 1/2)
+  OPT_free (Proposition 11.7: Theorem 11.5's constant is the best one for the whole class).
 - :func:`game_value_pruned`: the value of the flagged W = 1 game of
   :func:`mptsearch.online.games.game_value` in the exactly-k model, with the first answer fixed
   by symmetry, the final answer in closed form and alpha-beta pruning (same value, fewer nodes);
@@ -40,7 +43,8 @@ __all__ = ["dyadic_pieces", "interval_piece_bound", "dyadic_gadget_cost", "drop_
            "small_opt_free", "game_value_pruned", "forcing_strategy", "reservoir_family", "greedy_oldest_reservoir_cost",
            "random_drop_expected_alg_lower", "random_drop_finite_bound", "random_drop_log_lower_bound",
            "interval_piece_bound_real", "greedy_oldest_stream", "oldest_start_counts", "multi_bundle_family",
-           "multi_bundle_costs", "oldest_start_upper_bound"]
+           "multi_bundle_costs", "oldest_start_upper_bound", "newest_rest_stream", "two_phase_family",
+           "two_phase_costs"]
 
 
 def dyadic_pieces(a: int, b: int) -> int:
@@ -417,3 +421,43 @@ def multi_bundle_costs(k: int, blocks: int, bundles: int) -> tuple[int, int]:
         raise InstanceError("need k >= 3, blocks >= 1 and bundles >= 1")
     y = (k - 1) * blocks
     return k * blocks + bundles * (k + (k - 1) * y), k * blocks + bundles * (2 * k - 2 + y)
+
+
+def newest_rest_stream(requests: Sequence[Sequence[int]]) -> list[tuple]:
+    """An oldest-start rule (docs/online.md, Section 11.5) on a whole stream: the first chunk is the
+    oldest root child inside the request if there is one, else the oldest chunk (earliest first
+    appearance, then label); the rest goes newest first (latest first appearance, fresh chunks
+    first, then larger label first)."""
+    roots: set = set()
+    first: dict = {}
+    out = []
+    for t, req in enumerate(requests):
+        key = lambda c: (first.get(c, t), c)
+        inside = [c for c in req if c in roots]
+        head = min(inside, key=key) if inside else min(req, key=key)
+        order = (head,) + tuple(sorted((c for c in req if c != head), key=key, reverse=True))
+        roots.add(head)
+        for x in order:
+            first.setdefault(x, t)
+        out.append(order)
+    return out
+
+
+def two_phase_family(k: int, leaves: int) -> list[list[int]]:
+    """Proposition 11.7's stream (exactly k chunks, all distinct): an intro {0, ..., k-1} (g = 0);
+    phase 1, the requests {g} + Q + {y_i}, Q = {k, ..., 2k-3}, y_i = 2k-2+i, i < ``leaves``; phase 2,
+    the requests P + {y_i} with P the next k - 1 fresh chunks."""
+    if k < 3 or leaves < 1:
+        raise InstanceError("need k >= 3 and leaves >= 1")
+    q = list(range(k, 2 * k - 2))
+    ys = list(range(2 * k - 2, 2 * k - 2 + leaves))
+    p = list(range(2 * k - 2 + leaves, 3 * k - 3 + leaves))
+    return [list(range(k))] + [[0] + q + [y] for y in ys] + [p + [y] for y in ys]
+
+
+def two_phase_costs(k: int, leaves: int) -> tuple[int, int]:
+    """(the cost of :func:`newest_rest_stream` on :func:`two_phase_family`, the cost of the layout
+    "every request as listed") = (k + (2k - 1) Y, 3k - 3 + 2Y), Y = ``leaves`` (Proposition 11.7)."""
+    if k < 3 or leaves < 1:
+        raise InstanceError("need k >= 3 and leaves >= 1")
+    return k + (2 * k - 1) * leaves, 3 * k - 3 + 2 * leaves
