@@ -584,3 +584,28 @@ def test_prop_11_7_the_newest_rest_rule_attains_k_minus_half():
         alg, upper = two_phase_costs(k, 10 ** 6)
         bound = oldest_start_upper_bound(k)
         assert bound - Fraction(1, 1000) < Fraction(alg, upper) < bound
+
+
+def test_committed_oldest_start_tables():
+    """results/online_oldest_start: no count violation in any exhaustive row, the fast row
+    recomputed (same streams, worst ratios), and every family row's closed form equal to the rule
+    played and to the package's closed form."""
+    import csv
+    from pathlib import Path
+    from experiments.online_oldest_start import exhaustive_row
+    root = Path(__file__).resolve().parent.parent / "results/online_oldest_start"
+    ex = {(int(r["k"]), int(r["max_requests"])): r for r in csv.DictReader(open(root / "exhaustive.csv"))}
+    assert all(int(r["violations"]) == 0 for r in ex.values()) and (3, 4) in ex
+    again = exhaustive_row(4, 3)
+    for key in ("streams", "violations", "greedy_oldest_worst", "deepest_oldest_worst"):
+        assert str(again[key]) == ex[(4, 3)][key]
+    for r in csv.DictReader(open(root / "families.csv")):
+        k, size = int(r["k"]), r["size"]
+        if r["proposition"] == "11.6":
+            n = int(size.split("=")[-1])
+            assert (int(r["alg_closed_form"]), int(r["layout_cost"])) == multi_bundle_costs(k, n, n)
+        else:
+            y = int(size.split("=")[-1])
+            assert (int(r["alg_closed_form"]), int(r["layout_cost"])) == two_phase_costs(k, y)
+        if r["alg_played"]:
+            assert int(r["alg_played"]) == int(r["alg_closed_form"])
