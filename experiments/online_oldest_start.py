@@ -7,6 +7,9 @@ results/online_oldest_start/:
   11.5's count checked (ALG <= (k-1) m + m_0, |A| = m_0 - #bundles with a fresh start,
   2|A| <= m + |U| + beta, ALG <= (k - 1/2) OPT_free); the number of violations (0 expected), each
   rule's worst ratio and a stream attaining it, and the CPU seconds;
+- ``class.csv``: the largest ALG / OPT_free over every canonical stream of at most L requests of
+  exactly k chunks and every response an oldest-start rule may give (its first chunk as the class
+  requires, the rest in any order): the worst oldest-start rule on short streams;
 - ``families.csv``: Proposition 11.6 (greedy-oldest on the multi-bundle stream) and Proposition 11.7
   (the newest-rest rule on the two-phase stream): the closed-form costs, the cost of the rule
   played (when the stream is short enough to play), the listed layout's cost, the ratio and its
@@ -20,11 +23,12 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from itertools import permutations
 
 from mptsearch.exact.free import opt_free
 from mptsearch.instance import from_lists
 from mptsearch.online.games import greedy_oldest, trie_nodes
-from mptsearch.online.rag import (_extensions_exact, greedy_oldest_stream, multi_bundle_costs, multi_bundle_family,
+from mptsearch.online.rag import (_extensions_exact, greedy_oldest_stream, small_opt_free, multi_bundle_costs, multi_bundle_family,
                                   newest_rest_stream, oldest_start_counts, oldest_start_upper_bound,
                                   two_phase_costs, two_phase_family)
 
@@ -32,6 +36,7 @@ from ._common import Run, parser
 
 SIZES = [(3, 4), (4, 3)]
 SIZES_FULL = [(3, 5)]
+CLASS_SIZES = [(3, 4), (4, 3)]
 PLAY_MAX = 5000       # play the rule on streams of at most this many requests
 
 
@@ -88,6 +93,46 @@ def exhaustive_row(k: int, length: int) -> dict:
     return row
 
 
+def oldest_start_orders(orders, req):
+    """Every order an oldest-start rule may commit for ``req`` after ``orders``."""
+    t = len(orders)
+    roots = {s[0] for s in orders}
+    first: dict = {}
+    for i, s in enumerate(orders):
+        for x in s:
+            first.setdefault(x, i)
+    heads = [c for c in req if c in roots]
+    if not heads:
+        age = min(first.get(c, t) for c in req)
+        heads = [c for c in req if first.get(c, t) == age]
+    for h in heads:
+        for rest in permutations([c for c in req if c != h]):
+            yield (h,) + rest
+
+
+def class_row(k: int, length: int) -> dict:
+    t0 = time.process_time()
+    best = [Fraction(0), None, None, 0]
+
+    def rec(reqs, orders, n):
+        if reqs:
+            best[3] += 1
+            r = Fraction(len(trie_nodes(orders)), small_opt_free(frozenset(reqs)))
+            if r > best[0]:
+                best[:3] = [r, [sorted(q) for q in reqs], list(orders)]
+        if len(reqs) < length:
+            for req, n2, f in _extensions_exact(k, reqs, n):
+                if reqs or f == k:
+                    for o in oldest_start_orders(orders, sorted(req)):
+                        rec(reqs + [req], orders + [o], n2)
+    rec([], [], 0)
+    return {"k": k, "max_requests": length, "stream_response_pairs": best[3], "worst": str(best[0]),
+            "bound": str(oldest_start_upper_bound(k)),
+            "worst_stream": " ".join("{" + ",".join(map(str, q)) + "}" for q in best[1]),
+            "worst_orders": " ".join("(" + ",".join(map(str, o)) + ")" for o in best[2]),
+            "cpu_seconds": round(time.process_time() - t0, 2)}
+
+
 def family_rows() -> list[dict]:
     rows = []
     for k in (3, 4, 5, 6):
@@ -119,6 +164,9 @@ def main(argv=None) -> None:
     with run.timed("exhaustive"):
         ex = [exhaustive_row(k, L) for k, L in sizes]
     run.write_csv("exhaustive.csv", ex)
+    with run.timed("class"):
+        cl = [class_row(k, L) for k, L in CLASS_SIZES]
+    run.write_csv("class.csv", cl)
     with run.timed("families"):
         fam = family_rows()
     run.write_csv("families.csv", fam)
@@ -130,7 +178,9 @@ def main(argv=None) -> None:
                          "(Proposition 11.7); greedy-oldest >= k - 1 (Proposition 11.6)",
                  "agree": None,
                  "detail": f"count violations on {sum(r['streams'] for r in ex)} exhaustive streams: "
-                           f"{sum(r['violations'] for r in ex)}; closed forms against the rules played: "
+                           f"{sum(r['violations'] for r in ex)}; worst oldest-start response on short streams: "
+                           + ", ".join(f"k={r['k']} L<={r['max_requests']}: {r['worst']}" for r in cl)
+                           + "; closed forms against the rules played: "
                            f"{mismatches} mismatches"}])
 
 
