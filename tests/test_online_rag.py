@@ -21,7 +21,7 @@ from mptsearch.online.rag import (drop_first_log_lower_bound, dyadic_gadget_cost
                                   greedy_oldest_reservoir_cost, greedy_oldest_stream, interval_piece_bound,
                                   multi_bundle_costs, multi_bundle_family, newest_rest_stream, oldest_start_counts,
                                   oldest_start_upper_bound, reservoir_family, small_opt_free, two_phase_costs,
-                                  two_phase_family)
+                                  two_phase_family, deepest_oldest, deepest_oldest_upper_bound)
 from mptsearch.online.random_priority import (expected_random_priority_cost, inversion_bound, inverted_pairs,
                                               random_priority_orders, random_priority_ratio_bound,
                                               star_expected_cost)
@@ -609,3 +609,73 @@ def test_committed_oldest_start_tables():
             assert (int(r["alg_closed_form"]), int(r["layout_cost"])) == two_phase_costs(k, y)
         if r["alg_played"]:
             assert int(r["alg_played"]) == int(r["alg_closed_form"])
+
+
+
+def _check_theorem_11_8(reqs, layouts, rule):
+    """Each step of Theorem 11.8's count for a deepest-match-oldest-first rule."""
+    k, m = len(reqs[0]), len(reqs)
+    orders = []
+    for r in reqs:
+        orders.append(tuple(rule(orders, tuple(sorted(r)))))
+    assert _is_oldest_start(orders)
+    nodes, costs = set(), []
+    for o in orders:
+        new = {o[:i] for i in range(1, k + 1)} - nodes
+        costs.append(len(new))
+        nodes |= new
+    first = {}
+    for t, r in enumerate(reqs):
+        for x in r:
+            first.setdefault(x, t)
+    for lay in layouts:
+        c = oldest_start_counts(orders, lay)
+        parents = [frozenset(lay[t][:k - 1]) for t in range(m)]
+        seen, tail = set(), []          # T: requests whose only fresh chunk is their leaf label, not the first such of their bundle
+        for t in range(m):
+            if [x for x in reqs[t] if first[x] == t] == [lay[t][-1]]:
+                if parents[t] in seen:
+                    tail.append(t)
+                seen.add(parents[t])
+        assert all(costs[t] <= 1 for t in tail)                                  # the lemma: P is a node already
+        assert c["m0"] <= 2 * c["u"] + 3 * c["beta"] + len(tail)                  # the count
+        assert c["alg"] <= (k - 1) * m + c["m0"] - (k - 2) * len(tail)
+        assert c["alg"] <= deepest_oldest_upper_bound(k) * c["cost"]
+
+
+def test_theorem_11_8_deepest_oldest_every_short_stream_and_random_streams():
+    from mptsearch.online.rag import _extensions_exact
+    rng = random.Random(118)
+    for rule in (deepest_oldest, _deepest_oldest):
+        def rec(reqs, n):
+            if reqs:
+                rs = [sorted(r) for r in reqs]
+                _check_theorem_11_8(rs, [_opt_layout(rs)], rule)
+            if len(reqs) < 3:
+                for req, n2, f in _extensions_exact(3, reqs, n):
+                    if reqs or f == 3:
+                        rec(reqs + [req], n2)
+        rec([], 0)
+        for _ in range(150):
+            k = rng.randint(3, 5)
+            n = rng.randint(k + 1, k + 5)
+            reqs = list({frozenset(rng.sample(range(n), k)) for _ in range(rng.randint(2, 10))})
+            rng.shuffle(reqs)
+            reqs = [sorted(r) for r in reqs]
+            _check_theorem_11_8(reqs, [_opt_layout(reqs), [tuple(rng.sample(r, k)) for r in reqs]], rule)
+    # the values, and Proposition 11.6's stream: deepest-oldest pays what greedy-oldest pays there,
+    # so its ratio tends to k - 1 and the bound k - 1 (k >= 6) is tight; (6k-1)/7 at k = 3, 4, 5
+    assert [deepest_oldest_upper_bound(k) for k in (3, 4, 5, 6, 7)] == [Fraction(17, 7), Fraction(23, 7),
+                                                                        Fraction(29, 7), 5, 6]
+    for k in (3, 4, 5):
+        for blocks, bundles in ((1, 1), (2, 3), (3, 2)):
+            reqs = multi_bundle_family(k, blocks, bundles)
+            hist = []
+            for r in reqs:
+                hist.append(deepest_oldest(hist, r))
+            assert trie_cost(hist) == multi_bundle_costs(k, blocks, bundles)[0]
+    for k in range(6, 11):      # tight from k = 6 on: the stream's ratio comes within 1/1000 of the bound
+        alg, upper = multi_bundle_costs(k, 10 ** 5, 10 ** 5)
+        assert deepest_oldest_upper_bound(k) - Fraction(1, 1000) < Fraction(alg, upper) < deepest_oldest_upper_bound(k)
+    with pytest.raises(InstanceError):
+        deepest_oldest_upper_bound(2)

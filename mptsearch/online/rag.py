@@ -18,6 +18,9 @@ pruned exact game search (docs/online.md, Section 11; paper, Section 7.2 and ope
   every oldest-start rule, exactly k chunks, k >= 3).
 - :func:`multi_bundle_family`, :func:`multi_bundle_costs`: the stream on which greedy-oldest pays
   almost (k - 1) OPT_free (Proposition 11.6; so it is not (k+1)/2-competitive for k >= 4).
+- :func:`deepest_oldest`, :func:`deepest_oldest_upper_bound`: deepest-match with the residual
+  oldest first, an oldest-start rule with ALG <= max(k - 1, (6k - 1)/7) OPT_free with exactly k >= 3
+  chunks (Theorem 11.8; k - 1 from k = 6 on, tight by Proposition 11.6's stream).
 - :func:`newest_rest_stream`, :func:`two_phase_family`, :func:`two_phase_costs`: an oldest-start
   rule that orders the rest newest first, and the stream on which it pays almost (k - 1/2)
   OPT_free (Proposition 11.7: Theorem 11.5's constant is the best one for the whole class).
@@ -44,7 +47,7 @@ __all__ = ["dyadic_pieces", "interval_piece_bound", "dyadic_gadget_cost", "drop_
            "random_drop_expected_alg_lower", "random_drop_finite_bound", "random_drop_log_lower_bound",
            "interval_piece_bound_real", "greedy_oldest_stream", "oldest_start_counts", "multi_bundle_family",
            "multi_bundle_costs", "oldest_start_upper_bound", "newest_rest_stream", "two_phase_family",
-           "two_phase_costs"]
+           "two_phase_costs", "deepest_oldest", "deepest_oldest_upper_bound"]
 
 
 def dyadic_pieces(a: int, b: int) -> int:
@@ -461,3 +464,31 @@ def two_phase_costs(k: int, leaves: int) -> tuple[int, int]:
     if k < 3 or leaves < 1:
         raise InstanceError("need k >= 3 and leaves >= 1")
     return k + (2 * k - 1) * leaves, 3 * k - 3 + 2 * leaves
+
+
+def deepest_oldest(history: Sequence[Sequence[int]], req: Sequence[int]) -> tuple:
+    """A W = 1 rule (docs/online.md, Section 11.5): the deepest trie path whose chunks all lie in the
+    request (the first found among the deepest, trie nodes taken in the order of ``history``), then
+    the rest oldest first (earliest first appearance, then label; fresh chunks last).
+    O(|history| k^2) per call."""
+    want = set(req)
+    best: tuple = ()
+    first: dict = {}
+    for t, s in enumerate(history):
+        for i in range(len(best) + 1, len(s) + 1):
+            if set(s[:i]) <= want:
+                best = tuple(s[:i])
+            else:
+                break
+        for x in s:
+            first.setdefault(x, t)
+    rest = sorted(want - set(best), key=lambda c: (first.get(c, len(history)), c))
+    return best + tuple(rest)
+
+
+def deepest_oldest_upper_bound(k: int) -> Fraction:
+    """max(k - 1, (6k - 1)/7): Theorem 11.8's bound on ALG / OPT_free of :func:`deepest_oldest` with
+    exactly k >= 3 chunks per request (17/7, 23/7, 29/7 at k = 3, 4, 5; k - 1 from k = 6 on)."""
+    if k < 3:
+        raise InstanceError("Theorem 11.8 needs k >= 3")
+    return max(Fraction(k - 1), Fraction(6 * k - 1, 7))
