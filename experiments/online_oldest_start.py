@@ -5,7 +5,8 @@ results/online_oldest_start/:
   chunks named by the next unused integers, the first request fresh), greedy-oldest and
   deepest-match-oldest-first played, an optimal layout by the exact DP, and every step of Theorem
   11.5's count checked (ALG <= (k-1) m + m_0, |A| = m_0 - #bundles with a fresh start,
-  2|A| <= m + |U| + beta, ALG <= (k - 1/2) OPT_free); the number of violations (0 expected), each
+  2|A| <= m + |U| + beta, ALG <= (k - 1/2) OPT_free; for deepest-match also Theorem 11.8's steps
+  and its bound max(k - 1, (6k - 1)/7)); the number of violations (0 expected), each
   rule's worst ratio and a stream attaining it, and the CPU seconds;
 - ``class.csv``: the largest ALG / OPT_free over every canonical stream of at most L requests of
   exactly k chunks and every response an oldest-start rule may give (its first chunk as the class
@@ -28,7 +29,8 @@ from itertools import permutations
 from mptsearch.exact.free import opt_free
 from mptsearch.instance import from_lists
 from mptsearch.online.games import greedy_oldest, trie_nodes
-from mptsearch.online.rag import (_extensions_exact, greedy_oldest_stream, small_opt_free, multi_bundle_costs, multi_bundle_family,
+from mptsearch.online.rag import (_extensions_exact, deepest_oldest, deepest_oldest_upper_bound,
+                                  greedy_oldest_stream, small_opt_free, multi_bundle_costs, multi_bundle_family,
                                   newest_rest_stream, oldest_start_counts, oldest_start_upper_bound,
                                   two_phase_costs, two_phase_family)
 
@@ -40,15 +42,30 @@ CLASS_SIZES = [(3, 4), (4, 3)]
 PLAY_MAX = 5000       # play the rule on streams of at most this many requests
 
 
-def deepest_oldest(hist, req):
-    """Deepest trie path inside the request, the rest oldest first (an oldest-start rule)."""
-    nodes = trie_nodes(hist)
-    path = max((u for u in nodes if set(u) <= set(req)), key=len, default=())
+def theorem_11_8_ok(reqs, orders, lay, c) -> bool:
+    """Theorem 11.8's extra steps for deepest-match-oldest-first: the requests T (only fresh chunk
+    their leaf label, not the first such of their bundle) pay <= 1, m_0 <= 2|U| + 3 beta + |T|, the
+    cost inequality and the bound."""
+    k, m = len(orders[0]), len(orders)
+    nodes, costs = set(), []
+    for o in orders:
+        new = {o[:i] for i in range(1, k + 1)} - nodes
+        costs.append(len(new))
+        nodes |= new
     first: dict = {}
-    for t, s in enumerate(hist):
-        for x in s:
+    for t, r in enumerate(reqs):
+        for x in r:
             first.setdefault(x, t)
-    return path + tuple(sorted(set(req) - set(path), key=lambda c: (first.get(c, len(hist)), c)))
+    seen, tail = set(), []
+    for t in range(m):
+        par = frozenset(lay[t][:k - 1])
+        if [x for x in reqs[t] if first[x] == t] == [lay[t][-1]]:
+            if par in seen:
+                tail.append(t)
+            seen.add(par)
+    return (all(costs[t] <= 1 for t in tail) and c["m0"] <= 2 * c["u"] + 3 * c["beta"] + len(tail)
+            and c["alg"] <= (k - 1) * m + c["m0"] - (k - 2) * len(tail)
+            and c["alg"] <= deepest_oldest_upper_bound(k) * c["cost"])
 
 
 def exhaustive_row(k: int, length: int) -> dict:
@@ -70,6 +87,8 @@ def exhaustive_row(k: int, length: int) -> dict:
             ok = (c["alg"] <= (k - 1) * c["m"] + c["m0"] and c["a"] == c["m0"] - len(bundles)
                   and 2 * c["a"] <= c["m"] + c["u"] + c["beta"]
                   and c["alg"] <= oldest_start_upper_bound(k) * c["cost"])
+            if name == "deepest_oldest":
+                ok = ok and theorem_11_8_ok([sorted(q) for q in reqs], orders, lay, c)
             count[1] += not ok
             r = Fraction(c["alg"], c["cost"])
             if r > worst[name][0]:
