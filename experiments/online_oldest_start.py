@@ -194,7 +194,8 @@ def main(argv=None) -> None:
                  "what": "oldest-start rules with exactly k chunks per request",
                  "paper": "competitive ratio vs W asked (open problem 3)",
                  "ours": "every oldest-start rule <= (k - 1/2) OPT_free for k >= 3 (Theorem 11.5), tight for the class "
-                         "(Proposition 11.7); greedy-oldest >= k - 1 (Proposition 11.6)",
+                         "(Proposition 11.7); deepest-match, residual oldest first, <= max(k - 1, (6k - 1)/7), k - 1 from k = 6 "
+                         "(Theorem 11.8, tight); greedy-oldest >= k - 1 (Proposition 11.6)",
                  "agree": None,
                  "detail": f"count violations on {sum(r['streams'] for r in ex)} exhaustive streams: "
                            f"{sum(r['violations'] for r in ex)}; worst oldest-start response on short streams: "
