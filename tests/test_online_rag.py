@@ -677,5 +677,13 @@ def test_theorem_11_8_deepest_oldest_every_short_stream_and_random_streams():
     for k in range(6, 11):      # tight from k = 6 on: the stream's ratio comes within 1/1000 of the bound
         alg, upper = multi_bundle_costs(k, 10 ** 5, 10 ** 5)
         assert deepest_oldest_upper_bound(k) - Fraction(1, 1000) < Fraction(alg, upper) < deepest_oldest_upper_bound(k)
+    # the lemma is deepest-match's, not greedy-oldest's: the example of Section 11.5
+    ex = [[0, 1, 4], [0, 1, 2], [2, 3, 4], [0, 2, 4]]
+    go = greedy_oldest_stream(ex)
+    do = []
+    for r in ex:
+        do.append(deepest_oldest(do, r))
+    assert go[2] == do[2] == (4, 2, 3) and go[3] == (0, 4, 2)
+    assert trie_cost(go) - trie_cost(go[:3]) == 2 and trie_cost(do) - trie_cost(do[:3]) == 1
     with pytest.raises(InstanceError):
         deepest_oldest_upper_bound(2)
