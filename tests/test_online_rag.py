@@ -18,8 +18,10 @@ from mptsearch.instance import InstanceError, from_lists
 from mptsearch.online.games import game_value, greedy_oldest
 from mptsearch.online.rag import (drop_first_log_lower_bound, dyadic_gadget_cost, dyadic_pieces, forcing_strategy,
                                   game_value_pruned,
-                                  greedy_oldest_reservoir_cost, interval_piece_bound, reservoir_family,
-                                  small_opt_free)
+                                  greedy_oldest_reservoir_cost, greedy_oldest_stream, interval_piece_bound,
+                                  multi_bundle_costs, multi_bundle_family, newest_rest_stream, oldest_start_counts,
+                                  oldest_start_upper_bound, reservoir_family, small_opt_free, two_phase_costs,
+                                  two_phase_family, deepest_oldest, deepest_oldest_upper_bound)
 from mptsearch.online.random_priority import (expected_random_priority_cost, inversion_bound, inverted_pairs,
                                               random_priority_orders, random_priority_ratio_bound,
                                               star_expected_cost)
@@ -411,3 +413,277 @@ def test_theorem_11_4_every_outcome_obeys_the_dyadic_bound():
     # above Theorem R's (3k+1)/(2k+2) from k = 19 on (checked to 2000), below it at k = 18
     assert random_drop_log_lower_bound(18) < (3 * 18 + 1) / (2 * 18 + 2)
     assert all(random_drop_log_lower_bound(k) > (3 * k + 1) / (2 * k + 2) for k in range(19, 2000))
+
+
+# ---- Theorem 11.5 and Proposition 11.6: oldest-start rules, exactly k ---------------------------
+
+def test_greedy_oldest_stream_is_greedy_oldest():
+    rng = random.Random(115)
+    for _ in range(300):
+        n, k = rng.randint(4, 10), rng.randint(1, 4)
+        reqs = [rng.sample(range(n), rng.randint(1, k)) for _ in range(rng.randint(1, 14))]
+        hist = []
+        for r in reqs:
+            hist.append(tuple(greedy_oldest(hist, r)))
+        assert greedy_oldest_stream(reqs) == hist
+
+
+def _first_seen(hist):
+    first = {}
+    for t, s in enumerate(hist):
+        for x in s:
+            first.setdefault(x, t)
+    return first
+
+
+def _deepest_oldest(hist, req):
+    """Deepest trie path inside the request (any of the deepest), the rest oldest first: an
+    oldest-start rule other than greedy-oldest, written here from the text of Section 11.5."""
+    nodes = {tuple(s[:i]) for s in hist for i in range(1, len(s) + 1)}
+    path = max((u for u in nodes if set(u) <= set(req)), key=len, default=())
+    first = _first_seen(hist)
+    return path + tuple(sorted(set(req) - set(path), key=lambda c: (first.get(c, len(hist)), c)))
+
+
+def _random_oldest_start(rng):
+    """An oldest-start rule with random choices: a random root child inside the request if there
+    is one, else an oldest chunk (ties at random); the rest in random order."""
+    def rule(hist, req):
+        roots = {s[0] for s in hist} & set(req)
+        if roots:
+            head = rng.choice(sorted(roots))
+        else:
+            first = _first_seen(hist)
+            age = min(first.get(c, len(hist)) for c in req)
+            head = rng.choice(sorted(c for c in req if first.get(c, len(hist)) == age))
+        rest = [c for c in req if c != head]
+        rng.shuffle(rest)
+        return (head,) + tuple(rest)
+    return rule
+
+
+def _opt_layout(reqs):
+    """An optimal layout (exact DP) in the requests' own labels."""
+    inst = from_lists(reqs)
+    return [tuple(inst.labels[c] for c in s) for s in opt_free(inst).layout]
+
+
+def _newest_rest(hist, req):
+    """The package's newest-rest rule as a (history, request) rule (it is deterministic, so replaying
+    it on the history's sets reproduces the history)."""
+    return newest_rest_stream([list(h) for h in hist] + [list(req)])[-1]
+
+
+def _is_oldest_start(orders):
+    for t, o in enumerate(orders):
+        roots = {s[0] for s in orders[:t]}
+        first = _first_seen(orders[:t])
+        if roots & set(o):
+            if o[0] not in roots:
+                return False
+        elif first.get(o[0], t) != min(first.get(c, t) for c in o):
+            return False
+    return True
+
+
+def _check_theorem_11_5(reqs, rules, layouts):
+    k = len(reqs[0])
+    for rule in rules:
+        orders = []
+        for r in reqs:
+            orders.append(tuple(rule(orders, tuple(sorted(r)))))
+        assert all(set(o) == set(r) for o, r in zip(orders, reqs)) and _is_oldest_start(orders)
+        for lay in layouts:
+            assert all(set(s) == set(r) for s, r in zip(lay, reqs))
+            c = oldest_start_counts(orders, lay)
+            m, m0, a, u, beta, x = c["m"], c["m0"], c["a"], c["u"], c["beta"], c["x"]
+            fresh = [i for i in range(m) if orders[i][0] not in {o[0] for o in orders[:i]}]
+            bundles = {tuple(lay[i][:k - 1]) for i in fresh}
+            assert c["alg"] <= (k - 1) * m + m0                      # a fresh start pays k, any other <= k - 1
+            assert a == m0 - len(bundles)                           # every non-last fresh start begins with its leaf label
+            assert 2 * a <= m + u + beta                            # the injection into U and the non-A requests
+            assert u <= x and beta <= x
+            assert c["alg"] <= oldest_start_upper_bound(k) * c["cost"]
+
+
+def test_theorem_11_5_every_short_stream_and_random_streams():
+    """Every step of Theorem 11.5's count, for three oldest-start rules, on every canonical stream
+    of at most 3 requests (k = 3) and on seeded random exactly-k streams, against the optimal layout
+    (exact DP) and against random layouts (the count holds for every layout)."""
+    from mptsearch.online.rag import _extensions_exact
+    rng = random.Random(5)
+    rules = [greedy_oldest, _deepest_oldest, _random_oldest_start(rng), _newest_rest]
+
+    def rec(reqs, n, k, length):
+        if reqs:
+            lay = _opt_layout([sorted(r) for r in reqs])
+            _check_theorem_11_5([sorted(r) for r in reqs], rules, [lay])
+        if len(reqs) < length:
+            for req, n2, f in _extensions_exact(k, reqs, n):
+                if reqs or f == k:
+                    rec(reqs + [req], n2, k, length)
+    rec([], 0, 3, 3)
+    for _ in range(150):
+        k = rng.randint(3, 5)
+        n = rng.randint(k + 1, k + 5)
+        reqs = list({frozenset(rng.sample(range(n), k)) for _ in range(rng.randint(2, 10))})
+        rng.shuffle(reqs)
+        reqs = [sorted(r) for r in reqs]
+        lay = _opt_layout(reqs)
+        assert trie_cost(lay) == _opt(reqs)
+        rand_lay = [tuple(rng.sample(r, k)) for r in reqs]
+        _check_theorem_11_5(reqs, rules, [lay, rand_lay])
+    with pytest.raises(InstanceError):
+        oldest_start_upper_bound(2)
+
+
+def test_prop_11_6_greedy_oldest_on_the_multi_bundle_stream():
+    """Greedy-oldest's cost equals the closed form, the listed layout costs the upper bound, the
+    ratio stays below k - 1 and comes within 1/1000 of it: so Theorem 11.5's k - 1/2 cannot be
+    lowered by 1 (nor below k - 1), and at k = 4 a stream of 1,240 requests has ratio 94/35 > 5/2."""
+    for k in range(3, 6):
+        for blocks in range(1, 4):
+            for bundles in range(1, 4):
+                reqs = multi_bundle_family(k, blocks, bundles)
+                assert all(len(set(r)) == k for r in reqs) and len({frozenset(r) for r in reqs}) == len(reqs)
+                alg, upper = multi_bundle_costs(k, blocks, bundles)
+                orders = greedy_oldest_stream(reqs)
+                assert trie_cost(orders) == alg
+                assert trie_cost(reqs) == upper
+                if blocks * bundles <= 2:
+                    hist = []
+                    for r in reqs:
+                        hist.append(tuple(greedy_oldest(hist, r)))
+                    assert hist == orders
+                if len(reqs) <= 12:
+                    assert _opt(reqs) <= upper
+    alg, upper = multi_bundle_costs(4, 20, 20)
+    assert trie_cost(greedy_oldest_stream(multi_bundle_family(4, 20, 20))) == alg
+    assert Fraction(alg, upper) == Fraction(94, 35) > Fraction(5, 2)
+    for k in range(3, 11):
+        alg, upper = multi_bundle_costs(k, 10 ** 5, 10 ** 5)
+        assert k - 1 - Fraction(1, 1000) < Fraction(alg, upper) < k - 1
+        assert oldest_start_upper_bound(k) - 1 < Fraction(alg, upper) < oldest_start_upper_bound(k)
+
+
+def test_prop_11_7_the_newest_rest_rule_attains_k_minus_half():
+    """An oldest-start rule (checked to be one) pays k + (2k - 1) Y on the two-phase stream, the
+    listed layout 3k - 3 + 2Y (the exact DP no lower at small Y): the ratio tends to k - 1/2, so
+    Theorem 11.5's constant cannot be lowered for the class (any smaller constant fails here)."""
+    for k in range(3, 6):
+        for leaves in range(1, 6):
+            reqs = two_phase_family(k, leaves)
+            assert all(len(set(r)) == k for r in reqs) and len({frozenset(r) for r in reqs}) == len(reqs)
+            orders = newest_rest_stream(reqs)
+            assert _is_oldest_start(orders)
+            alg, upper = two_phase_costs(k, leaves)
+            assert trie_cost(orders) == alg and trie_cost(reqs) == upper
+            if len(reqs) <= 9:
+                assert _opt(reqs) == upper          # the listed layout is optimal at these sizes (computed)
+    for k in range(3, 11):
+        alg, upper = two_phase_costs(k, 10 ** 6)
+        bound = oldest_start_upper_bound(k)
+        assert bound - Fraction(1, 1000) < Fraction(alg, upper) < bound
+
+
+def test_committed_oldest_start_tables():
+    """results/online_oldest_start: no count violation in any exhaustive row, the fast row
+    recomputed (same streams, worst ratios), and every family row's closed form equal to the rule
+    played and to the package's closed form."""
+    import csv
+    from pathlib import Path
+    from experiments.online_oldest_start import exhaustive_row
+    root = Path(__file__).resolve().parent.parent / "results/online_oldest_start"
+    ex = {(int(r["k"]), int(r["max_requests"])): r for r in csv.DictReader(open(root / "exhaustive.csv"))}
+    assert all(int(r["violations"]) == 0 for r in ex.values()) and (3, 4) in ex
+    again = exhaustive_row(4, 3)
+    for key in ("streams", "violations", "greedy_oldest_worst", "deepest_oldest_worst"):
+        assert str(again[key]) == ex[(4, 3)][key]
+    for r in csv.DictReader(open(root / "families.csv")):
+        k, size = int(r["k"]), r["size"]
+        if r["proposition"] == "11.6":
+            n = int(size.split("=")[-1])
+            assert (int(r["alg_closed_form"]), int(r["layout_cost"])) == multi_bundle_costs(k, n, n)
+        else:
+            y = int(size.split("=")[-1])
+            assert (int(r["alg_closed_form"]), int(r["layout_cost"])) == two_phase_costs(k, y)
+        if r["alg_played"]:
+            assert int(r["alg_played"]) == int(r["alg_closed_form"])
+
+
+
+def _check_theorem_11_8(reqs, layouts, rule):
+    """Each step of Theorem 11.8's count for a deepest-match-oldest-first rule."""
+    k, m = len(reqs[0]), len(reqs)
+    orders = []
+    for r in reqs:
+        orders.append(tuple(rule(orders, tuple(sorted(r)))))
+    assert _is_oldest_start(orders)
+    nodes, costs = set(), []
+    for o in orders:
+        new = {o[:i] for i in range(1, k + 1)} - nodes
+        costs.append(len(new))
+        nodes |= new
+    first = {}
+    for t, r in enumerate(reqs):
+        for x in r:
+            first.setdefault(x, t)
+    for lay in layouts:
+        c = oldest_start_counts(orders, lay)
+        parents = [frozenset(lay[t][:k - 1]) for t in range(m)]
+        seen, tail = set(), []          # T: requests whose only fresh chunk is their leaf label, not the first such of their bundle
+        for t in range(m):
+            if [x for x in reqs[t] if first[x] == t] == [lay[t][-1]]:
+                if parents[t] in seen:
+                    tail.append(t)
+                seen.add(parents[t])
+        assert all(costs[t] <= 1 for t in tail)                                  # the lemma: P is a node already
+        assert c["m0"] <= 2 * c["u"] + 3 * c["beta"] + len(tail)                  # the count
+        assert c["alg"] <= (k - 1) * m + c["m0"] - (k - 2) * len(tail)
+        assert c["alg"] <= deepest_oldest_upper_bound(k) * c["cost"]
+
+
+def test_theorem_11_8_deepest_oldest_every_short_stream_and_random_streams():
+    from mptsearch.online.rag import _extensions_exact
+    rng = random.Random(118)
+    for rule in (deepest_oldest, _deepest_oldest):
+        def rec(reqs, n):
+            if reqs:
+                rs = [sorted(r) for r in reqs]
+                _check_theorem_11_8(rs, [_opt_layout(rs)], rule)
+            if len(reqs) < 3:
+                for req, n2, f in _extensions_exact(3, reqs, n):
+                    if reqs or f == 3:
+                        rec(reqs + [req], n2)
+        rec([], 0)
+        for _ in range(150):
+            k = rng.randint(3, 5)
+            n = rng.randint(k + 1, k + 5)
+            reqs = list({frozenset(rng.sample(range(n), k)) for _ in range(rng.randint(2, 10))})
+            rng.shuffle(reqs)
+            reqs = [sorted(r) for r in reqs]
+            _check_theorem_11_8(reqs, [_opt_layout(reqs), [tuple(rng.sample(r, k)) for r in reqs]], rule)
+    # the values, and Proposition 11.6's stream: deepest-oldest pays what greedy-oldest pays there,
+    # so its ratio tends to k - 1 and the bound k - 1 (k >= 6) is tight; (6k-1)/7 at k = 3, 4, 5
+    assert [deepest_oldest_upper_bound(k) for k in (3, 4, 5, 6, 7)] == [Fraction(17, 7), Fraction(23, 7),
+                                                                        Fraction(29, 7), 5, 6]
+    for k in (3, 4, 5):
+        for blocks, bundles in ((1, 1), (2, 3), (3, 2)):
+            reqs = multi_bundle_family(k, blocks, bundles)
+            hist = []
+            for r in reqs:
+                hist.append(deepest_oldest(hist, r))
+            assert trie_cost(hist) == multi_bundle_costs(k, blocks, bundles)[0]
+    for k in range(6, 11):      # tight from k = 6 on: the stream's ratio comes within 1/1000 of the bound
+        alg, upper = multi_bundle_costs(k, 10 ** 5, 10 ** 5)
+        assert deepest_oldest_upper_bound(k) - Fraction(1, 1000) < Fraction(alg, upper) < deepest_oldest_upper_bound(k)
+    # the lemma is deepest-match's, not greedy-oldest's: the example of Section 11.5
+    ex = [[0, 1, 4], [0, 1, 2], [2, 3, 4], [0, 2, 4]]
+    go = greedy_oldest_stream(ex)
+    do = []
+    for r in ex:
+        do.append(deepest_oldest(do, r))
+    assert go[2] == do[2] == (4, 2, 3) and go[3] == (0, 4, 2)
+    assert trie_cost(go) - trie_cost(go[:3]) == 2 and trie_cost(do) - trie_cost(do[:3]) == 1
+    with pytest.raises(InstanceError):
+        deepest_oldest_upper_bound(2)

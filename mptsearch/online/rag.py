@@ -12,6 +12,18 @@ pruned exact game search (docs/online.md, Section 11; paper, Section 7.2 and ope
   randomised lower bound (k+1) / (4 log2(k+2) - 4) it gives with Lemma 11.1 (Theorem 11.4).
 - :func:`reservoir_family`, :func:`greedy_oldest_reservoir_cost`: a stream of exactly-k requests on
   which greedy-oldest (Section 9) pays about (k+1)/2 OPT_free (Proposition 11.3).
+- :func:`greedy_oldest_stream`: greedy-oldest played on a whole stream with an incremental trie
+  (the same orders as :func:`mptsearch.online.games.greedy_oldest`, fast enough for long streams);
+  :func:`oldest_start_counts`: the terms of Theorem 11.5's count (ALG <= (k - 1/2) OPT_free for
+  every oldest-start rule, exactly k chunks, k >= 3).
+- :func:`multi_bundle_family`, :func:`multi_bundle_costs`: the stream on which greedy-oldest pays
+  almost (k - 1) OPT_free (Proposition 11.6; so it is not (k+1)/2-competitive for k >= 4).
+- :func:`deepest_oldest`, :func:`deepest_oldest_upper_bound`: deepest-match with the residual
+  oldest first, an oldest-start rule with ALG <= max(k - 1, (6k - 1)/7) OPT_free with exactly k >= 3
+  chunks (Theorem 11.8; k - 1 from k = 6 on, tight by Proposition 11.6's stream).
+- :func:`newest_rest_stream`, :func:`two_phase_family`, :func:`two_phase_costs`: an oldest-start
+  rule that orders the rest newest first, and the stream on which it pays almost (k - 1/2)
+  OPT_free (Proposition 11.7: Theorem 11.5's constant is the best one for the whole class).
 - :func:`game_value_pruned`: the value of the flagged W = 1 game of
   :func:`mptsearch.online.games.game_value` in the exactly-k model, with the first answer fixed
   by symmetry, the final answer in closed form and alpha-beta pruning (same value, fewer nodes);
@@ -33,7 +45,9 @@ from ..instance import InstanceError
 __all__ = ["dyadic_pieces", "interval_piece_bound", "dyadic_gadget_cost", "drop_first_log_lower_bound",
            "small_opt_free", "game_value_pruned", "forcing_strategy", "reservoir_family", "greedy_oldest_reservoir_cost",
            "random_drop_expected_alg_lower", "random_drop_finite_bound", "random_drop_log_lower_bound",
-           "interval_piece_bound_real"]
+           "interval_piece_bound_real", "greedy_oldest_stream", "oldest_start_counts", "multi_bundle_family",
+           "multi_bundle_costs", "oldest_start_upper_bound", "newest_rest_stream", "two_phase_family",
+           "two_phase_costs", "deepest_oldest", "deepest_oldest_upper_bound"]
 
 
 def dyadic_pieces(a: int, b: int) -> int:
@@ -317,3 +331,164 @@ def random_drop_log_lower_bound(k: int) -> float:
     if k < 1:
         raise InstanceError("k must be at least 1")
     return (k + 1) / (4 * log2(k + 2) - 4)
+
+
+# ---- Section 11.5: oldest-start rules, exactly k chunks ---------------------------------------
+
+def greedy_oldest_stream(requests: Sequence[Sequence[int]]) -> list[tuple]:
+    """Greedy-oldest (docs/online.md, Section 9) on a whole stream: the orders
+    :func:`mptsearch.online.games.greedy_oldest` commits, request by request, computed with an
+    incremental trie (children sets) and first-appearance times, O(k^2) per request after the
+    walk instead of rebuilding the trie each time."""
+    children: dict = {(): set()}
+    first: dict = {}
+    out = []
+    for t, req in enumerate(requests):
+        left, path = set(req), ()
+        while True:
+            nxt = [x for x in children.get(path, ()) if x in left]
+            if not nxt:
+                break
+            x = min(nxt, key=lambda c: (first.get(c, t), c))
+            path += (x,)
+            left.discard(x)
+        order = path + tuple(sorted(left, key=lambda c: (first.get(c, t), c)))
+        for i in range(len(order)):
+            children.setdefault(order[:i], set()).add(order[i])
+            children.setdefault(order[:i + 1], set())
+        for x in order:
+            first.setdefault(x, t)
+        out.append(order)
+    return out
+
+
+def oldest_start_counts(orders: Sequence[Sequence[int]], layout: Sequence[Sequence[int]]) -> dict:
+    """The quantities of Theorem 11.5's proof for committed ``orders`` (in arrival order, every
+    request of the same size k) and any ``layout`` of the same requests (``layout[i]`` an order of
+    the set of ``orders[i]``): ``alg`` (trie cost of the orders), ``m``, ``m0`` (requests whose first
+    chunk was no earlier request's first chunk: the fresh starts), ``cost`` (trie cost of the layout),
+    ``x`` = cost - m (its nodes above depth k), ``beta`` (its depth-(k-1) nodes), ``u`` (chunks in
+    some depth-(k-1) node) and ``a`` (the fresh starts whose first chunk is their leaf label in the
+    layout and that are not the last fresh start among the requests below their depth-(k-1) node)."""
+    k = len(orders[0])
+    m = len(orders)
+    nodes = {tuple(s[:i]) for s in orders for i in range(1, len(s) + 1)}
+    lay_nodes = {tuple(s[:i]) for s in layout for i in range(1, len(s) + 1)}
+    roots, fresh = set(), []
+    for s in orders:
+        fresh.append(s[0] not in roots)
+        roots.add(s[0])
+    parents = [tuple(layout[i][:k - 1]) for i in range(m)]
+    last_fresh = {}
+    for i in range(m):
+        if fresh[i]:
+            last_fresh[parents[i]] = i
+    a = sum(1 for i in range(m) if fresh[i] and last_fresh[parents[i]] != i and orders[i][0] == layout[i][-1])
+    return {"alg": len(nodes), "m": m, "m0": sum(fresh), "cost": len(lay_nodes), "x": len(lay_nodes) - m,
+            "beta": len(set(parents)), "u": len({c for p in parents for c in p}), "a": a}
+
+
+def oldest_start_upper_bound(k: int) -> Fraction:
+    """k - 1/2: Theorem 11.5's bound on ALG / OPT_free of every oldest-start rule (greedy-oldest
+    among them) with exactly k >= 3 chunks per request."""
+    if k < 3:
+        raise InstanceError("Theorem 11.5 needs k >= 3 (at k = 2 greedy-oldest is 3/2, Theorem G)")
+    return Fraction(2 * k - 1, 2)
+
+
+def multi_bundle_family(k: int, blocks: int, bundles: int) -> list[list[int]]:
+    """Proposition 11.6's stream (exactly k chunks, all distinct): ``blocks`` reservoir requests of k
+    fresh chunks (the non-first chunks of the blocks, Y = (k - 1) * blocks of them, are the
+    *leaves*); then, for each of ``bundles`` bundles, an intro request {g} + k - 1 fresh chunks,
+    followed by the Y requests {g} + Q + {y}, Q = k - 2 fresh chunks of the bundle, one per leaf y
+    in increasing label."""
+    if k < 3 or blocks < 1 or bundles < 1:
+        raise InstanceError("need k >= 3, blocks >= 1 and bundles >= 1")
+    reqs = [list(range(b * k, (b + 1) * k)) for b in range(blocks)]
+    leaves = [c for r in reqs for c in r[1:]]
+    nxt = blocks * k
+    for _ in range(bundles):
+        intro = list(range(nxt, nxt + k))
+        q = list(range(nxt + k, nxt + 2 * k - 2))
+        nxt += 2 * k - 2
+        reqs.append(intro)
+        reqs.extend([intro[0]] + q + [y] for y in leaves)
+    return reqs
+
+
+def multi_bundle_costs(k: int, blocks: int, bundles: int) -> tuple[int, int]:
+    """(greedy-oldest's trie cost, the cost of the layout "every request as listed") on
+    :func:`multi_bundle_family`: (k B + r (k + (k-1) Y), k B + r (2k - 2 + Y)) with B blocks, r bundles
+    and Y = (k - 1) B; the second is an upper bound on OPT_free (Proposition 11.6)."""
+    if k < 3 or blocks < 1 or bundles < 1:
+        raise InstanceError("need k >= 3, blocks >= 1 and bundles >= 1")
+    y = (k - 1) * blocks
+    return k * blocks + bundles * (k + (k - 1) * y), k * blocks + bundles * (2 * k - 2 + y)
+
+
+def newest_rest_stream(requests: Sequence[Sequence[int]]) -> list[tuple]:
+    """An oldest-start rule (docs/online.md, Section 11.5) on a whole stream: the first chunk is the
+    oldest root child inside the request if there is one, else the oldest chunk (earliest first
+    appearance, then label); the rest goes newest first (latest first appearance, fresh chunks
+    first, then larger label first)."""
+    roots: set = set()
+    first: dict = {}
+    out = []
+    for t, req in enumerate(requests):
+        key = lambda c: (first.get(c, t), c)
+        inside = [c for c in req if c in roots]
+        head = min(inside, key=key) if inside else min(req, key=key)
+        order = (head,) + tuple(sorted((c for c in req if c != head), key=key, reverse=True))
+        roots.add(head)
+        for x in order:
+            first.setdefault(x, t)
+        out.append(order)
+    return out
+
+
+def two_phase_family(k: int, leaves: int) -> list[list[int]]:
+    """Proposition 11.7's stream (exactly k chunks, all distinct): an intro {0, ..., k-1} (g = 0);
+    phase 1, the requests {g} + Q + {y_i}, Q = {k, ..., 2k-3}, y_i = 2k-2+i, i < ``leaves``; phase 2,
+    the requests P + {y_i} with P the next k - 1 fresh chunks."""
+    if k < 3 or leaves < 1:
+        raise InstanceError("need k >= 3 and leaves >= 1")
+    q = list(range(k, 2 * k - 2))
+    ys = list(range(2 * k - 2, 2 * k - 2 + leaves))
+    p = list(range(2 * k - 2 + leaves, 3 * k - 3 + leaves))
+    return [list(range(k))] + [[0] + q + [y] for y in ys] + [p + [y] for y in ys]
+
+
+def two_phase_costs(k: int, leaves: int) -> tuple[int, int]:
+    """(the cost of :func:`newest_rest_stream` on :func:`two_phase_family`, the cost of the layout
+    "every request as listed") = (k + (2k - 1) Y, 3k - 3 + 2Y), Y = ``leaves`` (Proposition 11.7)."""
+    if k < 3 or leaves < 1:
+        raise InstanceError("need k >= 3 and leaves >= 1")
+    return k + (2 * k - 1) * leaves, 3 * k - 3 + 2 * leaves
+
+
+def deepest_oldest(history: Sequence[Sequence[int]], req: Sequence[int]) -> tuple:
+    """A W = 1 rule (docs/online.md, Section 11.5): the deepest trie path whose chunks all lie in the
+    request (the first found among the deepest, trie nodes taken in the order of ``history``), then
+    the rest oldest first (earliest first appearance, then label; fresh chunks last).
+    O(|history| k^2) per call."""
+    want = set(req)
+    best: tuple = ()
+    first: dict = {}
+    for t, s in enumerate(history):
+        for i in range(len(best) + 1, len(s) + 1):
+            if set(s[:i]) <= want:
+                best = tuple(s[:i])
+            else:
+                break
+        for x in s:
+            first.setdefault(x, t)
+    rest = sorted(want - set(best), key=lambda c: (first.get(c, len(history)), c))
+    return best + tuple(rest)
+
+
+def deepest_oldest_upper_bound(k: int) -> Fraction:
+    """max(k - 1, (6k - 1)/7): Theorem 11.8's bound on ALG / OPT_free of :func:`deepest_oldest` with
+    exactly k >= 3 chunks per request (17/7, 23/7, 29/7 at k = 3, 4, 5; k - 1 from k = 6 on)."""
+    if k < 3:
+        raise InstanceError("Theorem 11.8 needs k >= 3")
+    return max(Fraction(k - 1), Fraction(6 * k - 1, 7))
