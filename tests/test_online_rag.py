@@ -506,6 +506,17 @@ def _check_theorem_11_5(reqs, rules, layouts):
             assert c["alg"] <= oldest_start_upper_bound(k) * c["cost"]
 
 
+def _random_exactly_k_streams(rng, count):
+    """``count`` seeded exactly-k streams: k in 3..5, 2-10 distinct requests on k+1..k+5 chunks,
+    in a random arrival order, each request sorted."""
+    for _ in range(count):
+        k = rng.randint(3, 5)
+        n = rng.randint(k + 1, k + 5)
+        reqs = list({frozenset(rng.sample(range(n), k)) for _ in range(rng.randint(2, 10))})
+        rng.shuffle(reqs)
+        yield k, [sorted(r) for r in reqs]
+
+
 def test_theorem_11_5_every_short_stream_and_random_streams():
     """Every step of Theorem 11.5's count, for three oldest-start rules, on every canonical stream
     of at most 3 requests (k = 3) and on seeded random exactly-k streams, against the optimal layout
@@ -523,12 +534,7 @@ def test_theorem_11_5_every_short_stream_and_random_streams():
                 if reqs or f == k:
                     rec(reqs + [req], n2, k, length)
     rec([], 0, 3, 3)
-    for _ in range(150):
-        k = rng.randint(3, 5)
-        n = rng.randint(k + 1, k + 5)
-        reqs = list({frozenset(rng.sample(range(n), k)) for _ in range(rng.randint(2, 10))})
-        rng.shuffle(reqs)
-        reqs = [sorted(r) for r in reqs]
+    for k, reqs in _random_exactly_k_streams(rng, 150):
         lay = _opt_layout(reqs)
         assert trie_cost(lay) == _opt(reqs)
         rand_lay = [tuple(rng.sample(r, k)) for r in reqs]
@@ -656,12 +662,7 @@ def test_theorem_11_8_deepest_oldest_every_short_stream_and_random_streams():
                     if reqs or f == 3:
                         rec(reqs + [req], n2)
         rec([], 0)
-        for _ in range(150):
-            k = rng.randint(3, 5)
-            n = rng.randint(k + 1, k + 5)
-            reqs = list({frozenset(rng.sample(range(n), k)) for _ in range(rng.randint(2, 10))})
-            rng.shuffle(reqs)
-            reqs = [sorted(r) for r in reqs]
+        for k, reqs in _random_exactly_k_streams(rng, 150):
             _check_theorem_11_8(reqs, [_opt_layout(reqs), [tuple(rng.sample(r, k)) for r in reqs]], rule)
     # the values, and Proposition 11.6's stream: deepest-oldest pays what greedy-oldest pays there,
     # so its ratio tends to k - 1 and the bound k - 1 (k >= 6) is tight; (6k-1)/7 at k = 3, 4, 5

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels.steiner import containment, steiner_anneal
+from ..hierarchy import _mask_ids as _bits  # ascending ids, O(popcount) big-int steps
 from ..instance import Instance
 from .closure import ClosureGraph, closure_graph, reduce_instance, MAX_SETS
 
@@ -93,16 +94,6 @@ def used_cost(weights: list, used: list) -> int:
     for v in used:
         total += w(v) - max([w(u) for u in used if u & v == u and u != v] + [0])
     return total
-
-
-def _bits(x: int) -> list:
-    """The chunk ids of mask ``x``, ascending. O(popcount) big-int steps."""
-    out = []
-    while x:
-        low = x & -x
-        out.append(low.bit_length() - 1)
-        x ^= low
-    return out
 
 
 def steiner_layout(used: list, requests: list, weights: list, groups: list) -> list:
