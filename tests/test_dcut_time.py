@@ -118,7 +118,7 @@ def test_a_highs_solve_stops_at_the_deadline_of_any_clock():
     # a clock that ticks once per read: HiGHS reads it every simplex iteration through the
     # interrupt callback, so the first LP (hundreds of iterations) is stopped within a few
     # ticks of the deadline, and without a first LP there is no bound (TimeoutError)
-    red = reduce_instance(_zipf(1, 300, 200, 10))
+    red = reduce_instance(_zipf(1, 300, 120, 8))  # a first LP of about 1,200 iterations
     idx, masks = max(red.components, key=lambda c: len(c[0]))
     g = closure_graph(masks, red.weights)
     whole = cut_lp(g, max_rounds=0)
@@ -130,4 +130,4 @@ def test_a_highs_solve_stops_at_the_deadline_of_any_clock():
     assert clock() - start < 60  # stopped inside the solve, not at its end
     clock = _ticking()
     lp = cut_lp(g, max_rounds=3, deadline=clock() + 10**8, clock=clock)
-    assert lp.value >= whole.value - 1e-6
+    assert lp.value > whole.value + 1e-6  # the callback lets a far deadline's rounds run and raise the bound

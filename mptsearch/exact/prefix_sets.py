@@ -329,11 +329,17 @@ def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: i
         low, top = np.int64(sum(v for i, v in covs.items() if i < k - 1)), np.int64(covs[k - 1])
         done = False
         if upper:  # first a short search without the start: most families end there
+            # when the short search is given the whole node budget, its stop leaves the main
+            # search none: report unfinished at once instead of asking the level program first
+            whole_budget = halt[1] <= float(quick_nodes)
             quick = new_halt(deadline, min(float(quick_nodes), halt[1]))
             value = int(wide_free_from(forced, k, n, subs, ups, up1, np.int64(cutoff), np.int64(floor), low, top,
                                        mkeys, mvals, Q, quick))
             halt[1] -= min(float(quick_nodes), halt[1]) - quick[1]
             done = not quick[3]
+        if upper and not done and (whole_budget or time.time() >= deadline):
+            halt[3] = 1.0
+            check()
         if upper and not done:
             lim = 2.0 if time_limit is None else max(0.0, min(2.0, (deadline - time.time()) / 4))
             known = level_program_family(inst, lim)
