@@ -117,7 +117,9 @@ def test_an_interrupted_tree_resumes_from_the_saved_root(tmp_path, monkeypatch):
     # the root is not redone: one LP over the saved rows, no separation round, the saved value
     assert [(a, b) for a, b, _ in calls] == [(0, 0)]
     assert calls[0][2] == pytest.approx(entry["root"]["value"], abs=1e-6)
-    assert again.optimal and again.value == plain.value == opt_free_closure(inst).value
+    # the value itself is checked against the closure program on the smaller instance above
+    # (the program takes about 9 CPU s on this one)
+    assert again.optimal and again.value == plain.value
     assert trie_cost(inst, again.layout) == again.value
     (entry,) = json.loads(path.read_text())["components"].values()
     assert entry["tree"]["bound"] == again.value
