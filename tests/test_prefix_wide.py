@@ -162,13 +162,14 @@ def test_a_search_stopped_at_any_node_budget_is_unfinished_never_wrong():
 
 def _level_bits(fam, n, j):
     """The rank bitset (four words) of a family of j-sets on n chunks."""
+    from mptsearch._kernels.prefix_wide import setbit
     from mptsearch.exact.prefix_sets import _wide_tables
 
     _, _, _, _, rank = _wide_tables(n)
     U = np.zeros(4, dtype=np.int64)
     for R in fam:
         r = int(rank[sum(1 << c for c in R)])
-        U[r >> 6] |= np.int64(-(1 << 63)) if (r & 63) == 63 else np.int64(1 << (r & 63))
+        setbit(U, r)
     return U
 
 

@@ -26,11 +26,17 @@ from .halt import halted, unfinished
 from .prefix_sets import level_of_chunks, ranks, up_pairs
 
 __all__ = ["wide_tables", "wide_free", "wide_free_from", "wide_solve", "wide_forced", "wide_level_bound",
-           "cover_number", "new_memo", "W", "MAXN"]
+           "cover_number", "new_memo", "setbit", "W", "MAXN"]
 
 W = 4       # words per level bitset: C(10, j) <= 252 <= 4 * 64
 MAXN = 10
 BIG = np.int64(1) << 40
+
+
+def setbit(row, r):
+    """Set bit ``r`` of the W-word int64 bitset ``row`` in place (bit 63 of a word is its sign
+    bit, which a Python int does not convert to int64)."""
+    row[r >> 6] |= np.int64(1 << (r & 63)) if (r & 63) < 63 else np.int64(-(1 << 63))
 
 
 def wide_tables(n):
@@ -39,9 +45,6 @@ def wide_tables(n):
     setmask, rank = ranks(n, R)
     subs = np.zeros((n + 2, R, W), dtype=np.int64)
     ups = np.zeros((n + 2, R, W), dtype=np.int64)
-
-    def setbit(row, r):
-        row[r >> 6] |= np.int64(1 << (r & 63)) if (r & 63) < 63 else np.int64(-(1 << 63))
 
     for x in range(1, 1 << n):
         j = bin(x).count("1")

@@ -398,7 +398,7 @@ def cover_lower_bound(U, i: int, j: int, setmask, subs, nodes: int = COVER_NODES
     import math
 
     from .._kernels.halt import new_halt
-    from .._kernels.prefix_wide import W, cover_number
+    from .._kernels.prefix_wide import W, cover_number, setbit
 
     memo = {} if _memo is None else _memo
     key = tuple(int(x) for x in U)
@@ -422,7 +422,7 @@ def cover_lower_bound(U, i: int, j: int, setmask, subs, nodes: int = COVER_NODES
             Ux = np.zeros(W, dtype=np.int64)
             for r in members:
                 if not int(setmask[j, r]) >> x & 1:
-                    Ux[r >> 6] |= np.int64(-(1 << 63)) if (r & 63) == 63 else np.int64(1 << (r & 63))
+                    setbit(Ux, r)
             total += cover_lower_bound(Ux, i, j, setmask, subs, nodes, deadline, memo)
     res = max(1, -(-total // (size - i)))
     memo[key] = res
