@@ -552,3 +552,187 @@ def test_c1_closure_dst_arborescence_layout_costs_at_most_the_arborescence():
             assert best == opt_free(inst).value
             exhaustive += 1
     assert exhaustive >= 5
+
+
+# ---- Propositions A8, A9: the first level and the deeper levels --------------------------------
+
+def _levels(lay):
+    """n_j = the number of distinct prefixes of length j (the depth-j nodes), j = 1..max length."""
+    depth = max(len(s) for s in lay)
+    return [len({tuple(s[:j]) for s in lay if len(s) >= j}) for j in range(1, depth + 1)]
+
+
+def _hitting_number(edges, j=1):
+    """tau_j: the least number of j-sets such that every edge contains one (brute force)."""
+    edges = [frozenset(e) for e in edges]
+    cands = sorted({frozenset(c) for e in edges for c in combinations(sorted(e), j)}, key=sorted)
+    for t in range(1, len(edges) + 1):
+        for pick in combinations(cands, t):
+            if all(any(p <= e for p in pick) for e in edges):
+                return t
+    return 0
+
+
+def _residual_opt(cache, tails):
+    key = frozenset(frozenset(t) for t in tails)
+    if key not in cache:
+        cache[key] = opt_free(from_lists([sorted(t) for t in key])).value
+    return cache[key]
+
+
+def _first_level_parts(lay):
+    """f(L), the residual layouts L_x (tails of the sequences starting with x), d(L)."""
+    groups: dict = {}
+    for s in lay:
+        groups.setdefault(s[0], []).append(tuple(s[1:]))
+    return groups
+
+
+A8_CASES = ["012 013 024 134", "012 123 234 340", "01 012 123 23 34", "0123 0145 2345"]
+
+
+@pytest.mark.parametrize("text", A8_CASES)
+def test_a8_first_level_identity_and_sandwich_every_layout(text):
+    """Proposition A8 on every layout: cost(L) = f(L) + d(L) with d(L) the residual tries' total
+    (an identity), tau <= f(L) <= min(n, m), d(L) >= sum_x OPT_free(I_x(L)) >= m; and with
+    D = min_L d(L) (brute force): tau + D <= OPT_free <= min(n, m) + D."""
+    inst = parse_instance(text)
+    w = {x: 1 for x in range(inst.n)}
+    reqs = [frozenset(o) for o in inst.orders]
+    tau, mu = _hitting_number(reqs), min(inst.n, inst.m)
+    cache: dict = {}
+    best, best_d = None, None
+    for lay in every_layout(inst):
+        groups = _first_level_parts(lay)
+        f = len(groups)
+        d = sum(naive_trie_cost(tails, w) for tails in groups.values())
+        cost = trie_cost(inst, lay)
+        assert cost == f + d
+        assert d == sum(_levels(lay)[1:])
+        assert tau <= f <= mu
+        lower = sum(_residual_opt(cache, tails) for tails in groups.values())
+        assert inst.m <= lower <= d
+        best = cost if best is None else min(best, cost)
+        best_d = d if best_d is None else min(best_d, d)
+    opt = opt_free(inst).value
+    assert best == opt
+    assert tau + best_d <= opt <= mu + best_d
+
+
+def test_a8_sandwich_ends_attained():
+    """tau + D is attained at k = 2 (D = m for every layout, A1); mu + D on a matching
+    (tau = mu = m); so neither end of OPT_free in [tau + D, mu + D] can be moved."""
+    for text, attained in (("01 12 23 34", "low"), ("01 23 45", "high"), ("012 345", "high")):
+        inst = parse_instance(text)
+        reqs = [frozenset(o) for o in inst.orders]
+        tau, mu = _hitting_number(reqs), min(inst.n, inst.m)
+        D = min(sum(naive_trie_cost(t, {x: 1 for x in range(inst.n)}) for t in _first_level_parts(lay).values())
+                for lay in every_layout(inst))
+        opt = opt_free(inst).value
+        assert opt == (tau + D if attained == "low" else mu + D)
+        assert tau + D <= opt <= mu + D
+
+
+def _star_layouts(k, m):
+    """St(k, m): a centre chunk 0 and m requests {0} + k-1 private chunks (linear: two requests
+    share only the centre). Returns the instance, the centre-first and the private-first layout."""
+    reqs = [[0] + [1 + (k - 1) * i + j for j in range(k - 1)] for i in range(m)]
+    inst = from_lists(reqs)
+    centre = [tuple(ids(inst, r)) for r in reqs]
+    leaves = [tuple(ids(inst, r[1:] + r[:1])) for r in reqs]
+    return inst, centre, leaves
+
+
+@pytest.mark.parametrize("k,m", [(2, 12), (3, 7), (4, 5)])
+def test_a8_equal_depth_ratio_attained_on_the_star(k, m):
+    """A8 (c): two layouts with the same d = d(L) differ by a factor <= (mu + d)/(1 + d) <=
+    (mu + m)/(1 + m) < 1 + mu/m. On St(k, m) the centre-first and the private-first layouts have
+    the same d = (k-1) m and f = 1 and m = mu: the ratio is (mu + d)/(1 + d) exactly, and at
+    k = 2 (the star of A7, d = m) it is (mu + m)/(1 + m) exactly, so neither factor can be lowered."""
+    inst, centre, leaves = _star_layouts(k, m)
+    mu = min(inst.n, inst.m)
+    assert mu == m
+    parts_c, parts_l = _first_level_parts(centre), _first_level_parts(leaves)
+    w = {x: 1 for x in range(inst.n)}
+    d_c = sum(naive_trie_cost(t, w) for t in parts_c.values())
+    d_l = sum(naive_trie_cost(t, w) for t in parts_l.values())
+    assert d_c == d_l == (k - 1) * m and (len(parts_c), len(parts_l)) == (1, m)
+    ratio = Fraction(trie_cost(inst, leaves), trie_cost(inst, centre))
+    d = d_c
+    assert ratio == Fraction(mu + d, 1 + d) < 1 + Fraction(mu, m)
+    if k == 2:
+        assert ratio == Fraction(mu + m, 1 + m)
+
+
+A9_CASES = [(3, "012 013 024 134"), (3, "012 034 135 245 014"), (4, "0123 0145 2345"), (4, "0123 0124 0345")]
+
+
+@pytest.mark.parametrize("k,text", A9_CASES)
+def test_a9_levels_every_layout(k, text):
+    """Proposition A9 (a) on every layout of k-uniform instances: n_1 <= ... <= n_k = m,
+    n_j >= tau_j >= ceil(m / Delta_j), (k-1) f + m <= cost <= f + (k-1) m; and OPT_free >= sum_j tau_j."""
+    inst = parse_instance(text)
+    reqs = [frozenset(o) for o in inst.orders]
+    assert all(len(r) == k for r in reqs)
+    m = inst.m
+    taus = [_hitting_number(reqs, j) for j in range(1, k + 1)]
+    deltas = [max(sum(1 for r in reqs if frozenset(c) <= r) for r in reqs for c in combinations(sorted(r), j))
+              for j in range(1, k + 1)]
+    assert taus[-1] == m and deltas[-1] == 1
+    assert all(t >= -(-m // dl) for t, dl in zip(taus, deltas))
+    assert all(a <= b for a, b in zip(taus, taus[1:]))
+    for lay in every_layout(inst):
+        lev = _levels(lay)
+        cost = trie_cost(inst, lay)
+        assert sum(lev) == cost and lev[-1] == m
+        assert all(a <= b for a, b in zip(lev, lev[1:]))
+        assert all(nj >= tj for nj, tj in zip(lev, taus))
+        f = lev[0]
+        assert (k - 1) * f + m <= cost <= f + (k - 1) * m
+    assert opt_free(inst).value >= sum(taus)
+
+
+FANO = [(0, 1, 2), (0, 3, 4), (0, 5, 6), (1, 3, 5), (1, 4, 6), (2, 3, 6), (2, 4, 5)]
+# the projective plane of order 3: 13 points, 13 lines of 4 points, two lines meet in one point
+PG23 = [(0, 1, 2, 3), (0, 4, 5, 6), (0, 7, 8, 9), (0, 10, 11, 12), (1, 4, 7, 10), (1, 5, 8, 11),
+        (1, 6, 9, 12), (2, 4, 8, 12), (2, 5, 9, 10), (2, 6, 7, 11), (3, 4, 9, 11), (3, 5, 7, 12),
+        (3, 6, 8, 10)]
+
+
+@pytest.mark.parametrize("k,edges", [(3, FANO), (4, PG23), (3, [(0, 1, 2), (2, 3, 4), (4, 5, 0), (1, 3, 5)]),
+                                     (3, [tuple(r) for r in _star_layouts(3, 5)[0].orders])])
+def test_a9_linear_hypergraphs_cost_is_first_level_plus_k_minus_one_m(k, edges):
+    """A9 (b): on a linear k-uniform hypergraph (two edges share at most one chunk) every layout
+    has n_j = m for j >= 2, so cost(L) = f(L) + (k-1) m (an identity) and OPT_free = tau + (k-1) m
+    (exact DP); every layout is within (mu + (k-1) m)/(tau + (k-1) m) < k/(k-1) of OPT_free."""
+    edges = [frozenset(e) for e in edges]
+    assert all(len(a & b) <= 1 for a, b in combinations(edges, 2))
+    inst = from_lists([sorted(e) for e in edges])
+    m = inst.m
+    tau, mu = _hitting_number(edges), min(inst.n, m)
+    opt = opt_free(inst).value
+    assert opt == tau + (k - 1) * m
+    rng = np.random.default_rng(k)
+    worst = 0
+    for _ in range(200):
+        lay = random_layout(inst, rng)
+        lev = _levels(lay)
+        assert lev[1:] == [m] * (k - 1)
+        cost = trie_cost(inst, lay)
+        assert cost == lev[0] + (k - 1) * m
+        worst = max(worst, cost)
+    assert Fraction(worst, opt) <= Fraction(mu + (k - 1) * m, tau + (k - 1) * m) < Fraction(k, k - 1)
+
+
+@pytest.mark.parametrize("k,m", [(3, 6), (4, 5), (5, 4)])
+def test_a9_bounds_attained_and_tau_m_do_not_fix_opt(k, m):
+    """A9 (c): the sunflower Sun(k, m) (core of k-1 chunks, m petals) has tau = 1 and
+    OPT_free = m + k - 1 = (k-1) tau + m; the linear star St(k, m) has tau = 1 and
+    OPT_free = 1 + (k-1) m = tau + (k-1) m. Same tau, same m, ratio (1 + (k-1) m)/(m + k - 1)."""
+    sun = from_lists([list(range(k - 1)) + [k - 1 + i] for i in range(m)])
+    star = _star_layouts(k, m)[0]
+    for inst in (sun, star):
+        assert _hitting_number([frozenset(o) for o in inst.orders]) == 1 and inst.m == m
+    assert opt_free(sun).value == (k - 1) * 1 + m
+    assert opt_free(star).value == 1 + (k - 1) * m
+    assert Fraction(opt_free(star).value, opt_free(sun).value) == Fraction(1 + (k - 1) * m, m + k - 1)
