@@ -736,3 +736,26 @@ def test_a9_bounds_attained_and_tau_m_do_not_fix_opt(k, m):
     assert opt_free(sun).value == (k - 1) * 1 + m
     assert opt_free(star).value == 1 + (k - 1) * m
     assert Fraction(opt_free(star).value, opt_free(sun).value) == Fraction(1 + (k - 1) * m, m + k - 1)
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_a9_bracket_separation_approaches_k_over_k_minus_one(k):
+    """A9 (d): (k-1) tau(H') + m' < k/(k-1) (tau(H) + (k-1) m) when m' <= m; m disjoint requests
+    (tau = m, OPT_free = k m) against St(k, m) (tau = 1, OPT_free = 1 + (k-1) m) approach it:
+    the ratio k m/(1 + (k-1) m) exceeds k/(k-1) - 1/m, so no constant below k/(k-1) holds."""
+    m = 5
+    disjoint = from_lists([[k * i + j for j in range(k)] for i in range(m)])
+    star = _star_layouts(k, m)[0]
+    lo_no = (k - 1) * _hitting_number([frozenset(o) for o in disjoint.orders]) + m
+    hi_yes = _hitting_number([frozenset(o) for o in star.orders]) + (k - 1) * m
+    assert (opt_free(disjoint).value, opt_free(star).value) == (lo_no, hi_yes) == (k * m, 1 + (k - 1) * m)
+    ratio = Fraction(lo_no, hi_yes)
+    assert Fraction(k, k - 1) - Fraction(1, m) < ratio < Fraction(k, k - 1)
+    rng = np.random.default_rng(9)
+    for trial in range(30):
+        a = random_instance(7, 6, k, seed=trial)
+        b = random_instance(7, int(rng.integers(2, 7)), k, seed=100 + trial)
+        if b.m > a.m:
+            a, b = b, a
+        ta, tb = (_hitting_number([frozenset(o) for o in x.orders]) for x in (a, b))
+        assert (k - 1) * ((k - 1) * tb + b.m) < k * (ta + (k - 1) * a.m)
