@@ -818,3 +818,84 @@ def test_a8_two_instance_gap_below_rho_times_one_plus_mu_over_m():
     assert ratio > 2 - Fraction(2, m) and ratio < 1 + Fraction(min(pairs.n, m), m)
     small = from_lists([[2 * i, 2 * i + 1] for i in range(3)])
     assert _least_depth_cost(small) == 3 == _least_depth_cost(_star_layouts(2, 3)[0])
+
+
+def _is_cover_chain(chain, reqs):
+    """P_k = the requests, P_j j-sets, every member of P_{j+1} contains a member of P_j."""
+    k = len(chain)
+    return (set(chain[-1]) == set(reqs) and all(len(S) == j + 1 for j, P in enumerate(chain) for S in P)
+            and all(any(T <= S for T in chain[j]) for j in range(k - 1) for S in chain[j + 1]))
+
+
+def _layout_from_chain(inst, chain):
+    """A9 (e), the <= direction: choose c(S) in P_j inside each S in P_{j+1}; request R's sequence
+    lists S_1, S_2 - S_1, ..., S_k - S_{k-1} along S_k = R, S_j = c(S_{j+1})."""
+    k = len(chain)
+    choose = [{S: min((T for T in chain[j] if T <= S), key=sorted) for S in chain[j + 1]} for j in range(k - 1)]
+    lay = []
+    for o in inst.orders:
+        sets = [frozenset(o)]
+        for j in range(k - 2, -1, -1):
+            sets.append(choose[j][sets[-1]])
+        sets.reverse()
+        seq = [next(iter(sets[0]))] + [next(iter(sets[j] - sets[j - 1])) for j in range(1, k)]
+        lay.append(tuple(seq))
+    return lay
+
+
+@pytest.mark.parametrize("k,text,exhaustive", [(3, "012 013 024 134", True), (3, "012 034 135 245 014", True),
+                                                (4, "0123 0245", True), (4, "0123 0145 2345", False)])
+def test_a9_cover_chains_every_layout(k, text, exhaustive):
+    """A9 (e): on every layout (1,500 random ones for the last case) the chunk sets of the depth-j
+    nodes form a cover chain with |P_j| <= n_j, and the layout built from a chain costs at most its
+    total; so the least chain total is OPT_free (checked where every layout is enumerated)."""
+    inst = parse_instance(text)
+    reqs = [frozenset(o) for o in inst.orders]
+    w = {x: 1 for x in range(inst.n)}
+    best, seen = None, set()
+    rng = np.random.default_rng(4)
+    layouts = every_layout(inst) if exhaustive else (random_layout(inst, rng) for _ in range(1500))
+    for lay in layouts:
+        chain = tuple(frozenset(frozenset(s[:j]) for s in lay) for j in range(1, k + 1))
+        assert all(len(P) <= nj for P, nj in zip(chain, _levels(lay)))
+        total = sum(len(P) for P in chain)
+        best = total if best is None else min(best, total)
+        if chain in seen:
+            continue
+        seen.add(chain)
+        assert _is_cover_chain(chain, reqs)
+        built = _layout_from_chain(inst, chain)
+        assert [frozenset(b) for b in built] == reqs and naive_trie_cost(built, w) <= total
+    opt = opt_free(inst).value
+    assert best == opt if exhaustive else best >= opt
+
+
+def test_a9_k3_opt_is_m_plus_least_pair_cover_plus_its_vertex_cover():
+    """A9 (e) at k = 3: OPT_free = m + min over pair families P that every request contains a member
+    of, of |P| + tau(P as a graph) (exhaustive over the 2^10 pair families on 5 chunks), hence
+    sum_j tau_j <= OPT_free <= m + 2 tau_2; the layout built from the best chain attains it."""
+    pairs = list(combinations(range(5), 2))
+    vc = {}
+    for mask in range(1 << len(pairs)):
+        edges = [pairs[i] for i in range(len(pairs)) if mask >> i & 1]
+        vc[mask] = min(len(c) for r in range(6) for c in combinations(range(5), r)
+                       if all(a in c or b in c for a, b in edges)) if edges else 0
+    checked = 0
+    for seed in range(12):
+        inst = random_instance(5, 3 + seed % 5, 3, seed=300 + seed)
+        if inst.n < 5:
+            continue
+        reqs = [frozenset(inst.labels[x] for x in o) for o in inst.orders]
+        best = None
+        for mask in range(1, 1 << len(pairs)):
+            P = [frozenset(pairs[i]) for i in range(len(pairs)) if mask >> i & 1]
+            if all(any(p <= r for p in P) for r in reqs):
+                val = inst.m + len(P) + vc[mask]
+                best = val if best is None else min(best, val)
+        opt = opt_free(inst).value
+        assert opt == best
+        tau2 = min(bin(mk).count("1") for mk in range(1, 1 << len(pairs))
+                   if all(any(frozenset(pairs[i]) <= r for i in range(len(pairs)) if mk >> i & 1) for r in reqs))
+        assert _hitting_number(reqs) + tau2 + inst.m <= opt <= inst.m + 2 * tau2
+        checked += 1
+    assert checked >= 8
