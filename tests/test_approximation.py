@@ -4,7 +4,10 @@ Part A (hardness): the cost identities of the vertex-cover reduction (k = 2, sha
 padding), the cover read off any layout, and the L-reduction constants with the instances that
 attain them. Part B (algorithms): heaviest-first <= k OPT_free and its tight family,
 agglomerative <= (sum_i w(R_i) + OPT_free)/2 (attained) and (k+1)/2 OPT_free for unit weights,
-best-of, and the interval DP (exact over interval hierarchies; the C1P bound).
+best-of, and the interval DP (exact over interval hierarchies; the C1P bound). Propositions A8
+and A9 (can the hardness grow with k?): the first-level identity cost = f + d, the sandwich
+tau + D <= OPT_free <= min(n, m) + D, the level counts of k-uniform instances, linear
+hypergraphs, cover chains, each with the instance that attains or approaches its bound.
 """
 
 import math
