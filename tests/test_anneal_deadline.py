@@ -8,6 +8,8 @@ import time
 import numpy as np
 import pytest
 
+from .timing import wall_bound
+
 from mptsearch.search.anneal import AnnealConfig, default_requests, new_restart, run_restart
 
 DENSE = AnnealConfig(n=8, k=(4, 4), m=(17, 24))  # every evaluation is the prefix-set search
@@ -70,12 +72,15 @@ def test_the_certificate_stops_at_its_time_limit():
 
     rng = random.Random(7)
     inst = from_lists([list(c) for c in rng.sample(list(itertools.combinations(range(8), 4)), 48)])
-    t = time.perf_counter()
     # the find's true values (OPT_glob 86, OPT_free 72): on a fast run OPT_free can finish
     # within the limit, and a false claim would then be refuted (CertificateError), which is
-    # right but not what this test is about; the verification after it cannot finish in 0.2 s
+    # right but not what this test is about; the verification after it cannot finish in 0.2 s.
+    # A first call compiles the kernels it reaches (numba's first compilation, not the
+    # certificate's time: cold and loaded, it took seconds)
+    certify(inst, "ratio", 86, 72, time_limit=0.2)
+    t = time.perf_counter()
     cert = certify(inst, "ratio", 86, 72, time_limit=0.2)
-    assert time.perf_counter() - t < 2.0
+    assert time.perf_counter() - t < wall_bound(2.0, bug=20)
     assert cert["certified"] is False and cert["limit_reached"] is True
     # the value, not its spelling: a run fast enough to finish OPT_free writes it reduced (43/36)
     assert "time limit" in json.dumps(cert) and Fraction(cert["fraction"]) == Fraction(86, 72)
@@ -113,7 +118,9 @@ def test_anneal_on_8_chunks_works_within_its_time_limit(capsys):
     rec = json.loads(out)
     assert code in (0, 3)
     assert rec["seconds"] < 2 + 1.5 and rec["steps"] > 0 and rec["evaluations"] > 0
-    assert rec["best"]["certify_seconds"] < 3 + 3
+    # wall time is the certificate's clock; its last phase, the proof check, ran 3.7 s past
+    # the limit before the check kept it
+    assert rec["best"]["certify_seconds"] < wall_bound(3 + 1.5, bug=12)
     assert "certifying the best find" in err and "at most 3 s" in err
 
 

@@ -89,6 +89,23 @@ def test_the_sat_descent_honours_its_time_limit():
     assert caught == []
 
 
+def test_the_sat_descent_stops_checking_its_proof_at_its_time_limit(monkeypatch):
+    """The final UNSAT proof's check is inside the descent's time limit: a checker still
+    running at the deadline leaves the value unproved (SatBudgetExceeded), it does not run on
+    (a certificate with a 3 s limit took 6.7 s under load, checking its proof past it)."""
+    from mptsearch.verify import satproof
+
+    slow = (lambda *args, **kwargs: (time.sleep(10), (True, "accepted"))[1], lambda: True)
+    monkeypatch.setitem(satproof.CHECKERS, "slow", slow)
+    small = parse_instance("012 013 023 123")
+    t0 = time.monotonic()
+    with pytest.raises(SatBudgetExceeded, match="slow checked the proof"):
+        sat_optimum(small, "free", time_limit=1.0, checkers=("slow",))
+    took = time.monotonic() - t0
+    assert took < wall_bound(1.0 + 1.0, bug=10), took  # the bug waited out the 10 s check
+    assert sat_optimum(small, "free", time_limit=30.0, checkers=("rup",)).value == 8
+
+
 @pytest.mark.parametrize("bad", [math.nan, math.inf, 0.0, -1.0])
 def test_a_broken_time_limit_is_refused(bad):
     with pytest.raises(ValueError, match="positive number of seconds"):

@@ -180,8 +180,9 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
         A first witness (any source: its cost is recomputed on the trie). Default: the
         production order for "free", the identity order for "glob".
     time_limit : float or None
-        Seconds for the whole descent, building the CNFs included; :class:`SatBudgetExceeded`
-        past it, and when a CNF would not fit in the memory left (sized before it is built).
+        Seconds for the whole descent, building the CNFs and checking the last proof included;
+        :class:`SatBudgetExceeded` past it (a proof still being checked then proves nothing),
+        and when a CNF would not fit in the memory left (sized before it is built).
     solver : str
         A PySAT solver name that logs proofs (CaDiCaL 1.5.3 by default).
     checkers : tuple of str
@@ -233,7 +234,7 @@ def sat_optimum(inst: Instance, kind: str = "free", *, start=None, time_limit: f
         value = cost
     if max_proof_lines is not None and len(payload) > max_proof_lines:
         raise SatBudgetExceeded(f"UNSAT proof of {len(payload)} lines > {max_proof_lines} to check")
-    checks = check_unsat(cnf.nvars, cnf.clauses, payload, checkers)
+    checks = check_unsat(cnf.nvars, cnf.clauses, payload, checkers, deadline=deadline)
     optimal = bool(checks) and all(c.ok for c in checks)
     witness = [tuple(s) for s in witness] if kind == "free" else [int(x) for x in witness]
     return SatOptimum(kind, value, witness, optimal, cnf, list(payload), checks, solves, solve_secs,
