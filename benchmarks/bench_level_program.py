@@ -19,13 +19,14 @@ OPT_free. Optional valid rows (``--rows``):
   ``--sub-limit`` wall seconds (default 5).
 
 Each (family, method, rows) runs in the calling process with a CPU-second limit (``--limit``,
-``time.process_time``, which counts every thread): CP-SAT is stopped by a thread polling the
+``time.process_time``, which counts every thread): ``cpsatW`` is CP-SAT with W workers, ``cpsat1core`` one
+worker with core-guided search (``optimize_with_core``). CP-SAT is stopped by a thread polling the
 clock, HiGHS by its MIP-interrupt callback. The time to compute the rows counts in ``cpu``
 (``rows_cpu`` says how much). A proved optimum is checked: the family read off the solution
 is accessible, holds every request, and its size - 1 is the value.
 
 Usage: nice -n 10 python benchmarks/bench_level_program.py [--k 5] [--m 63 126] [--samples 3]
-    [--methods highs cpsat1 cpsat2] [--rows base levels+sub] [--limit 60]
+    [--methods highs cpsat1 cpsat2 cpsat1core] [--rows base levels+sub] [--limit 60]
     [--out benchmarks/results/level_program9.json]
 """
 
@@ -103,7 +104,7 @@ def check(chosen, rq, n):
     return True
 
 
-def solve_cpsat(sets, rq, rows, extra, n, workers, limit_cpu, c0):
+def solve_cpsat(sets, rq, rows, extra, n, workers, limit_cpu, c0, core=False):
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
@@ -119,6 +120,8 @@ def solve_cpsat(sets, rq, rows, extra, n, workers, limit_cpu, c0):
     m.Minimize(sum(y.values()))
     s = cp_model.CpSolver()
     s.parameters.num_workers = workers
+    if core:  # core-guided lower bounds (MaxSAT style) in place of the LP search
+        s.parameters.optimize_with_core = True
     s.parameters.max_time_in_seconds = 10 * limit_cpu
     stop = threading.Event()
 
@@ -218,7 +221,7 @@ def main():
                 if meth == "highs":
                     res = solve_highs(sets, rq, rows, extra, n, a.limit, c0)
                 else:
-                    res = solve_cpsat(sets, rq, rows, extra, n, int(meth[len("cpsat"):]), a.limit, c0)
+                    res = solve_cpsat(sets, rq, rows, extra, n, int(meth[len("cpsat")]), a.limit, c0, meth.endswith("core"))
                 res.update(instance=name, method=meth, rows=which, cpu=round(time.process_time() - c0, 2),
                            rows_cpu=round(rows_cpu, 2), wall=round(time.perf_counter() - t0, 2),
                            load=round(os.getloadavg()[0], 2))
