@@ -187,7 +187,8 @@ def solve_highs(sets, rq, rows, extra, n, limit_cpu, c0):
         chosen = [x for x, v in zip(sets, y) if v > 0.5]
         res["upper"] = len(chosen) + len(rq)
         res["family_ok"] = check(chosen, rq, n)
-    res["lower"] = int(np.ceil(info.mip_dual_bound - 1e-6)) + len(rq)
+    b = info.mip_dual_bound  # infinite when stopped before the root bound
+    res["lower"] = int(np.ceil(b - 1e-6)) + len(rq) if np.isfinite(b) else None
     return res
 
 
