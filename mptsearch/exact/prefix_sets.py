@@ -93,16 +93,19 @@ per level in four 64-bit words) the search is the same, with these additions, ea
 
 **The averaging bound (proved).** Let U be a family of j-sets with union V, |V| = v, and
 i < j. A least family Q of i-sets such that every member of U contains one has each member
-inside a member of U (else drop it), so inside V. For a chunk x of V, the members of Q not
-holding x (Q - x) serve U - x, the members of U not holding x: such a member contains some
-q of Q, and q does not hold x. So |Q - x| >= cover_i(U - x). Each q misses exactly v - i
+inside a member of U (a member inside none covers nothing, so a least cover has none), so
+inside V; this is what makes the count below exact. For a chunk x of V, write Q - x for the
+members of Q not holding x and U - x for the members of U not holding x (whole members
+left out, not x removed from each): Q - x serves U - x, since such a member contains some q
+of Q, and q does not hold x. So |Q - x| >= cover_i(U - x). Each q misses exactly v - i
 chunks of V, so sum over x in V of |Q - x| = (v - i) |Q|, and
 
     cover_i(U) >= ceil( sum_{x in V} cover_i(U - x) / (v - i) )    (v >= j > i),
 
 with any lower bound in place of each cover_i(U - x) (computed the same way: the union of
 U - x lacks x, so the recursion ends), and cover_i(U) >= 1 for nonempty U. All 126 4-sets of
-9 chunks: 9 T(8,4,3) / 6 = 9 * 20 / 6 = 30, the cover whose exact search had not finished in
+9 chunks: 9 T(8,4,3) / 6 = 9 * 20 / 6 = 30 (the exact searches on the 8-chunk subfamilies
+finish and give T(8,4,3) = 20; stopped at 7 chunks, T(7,4,3) = 12 would still give 20 and 30), the cover whose exact search had not finished in
 3 minutes; likewise 9 * 7 / 7 = 9 pairs and ceil(9 * 5 / 8) = 6 chunks, a level bound of
 126 + 30 + 9 + 6 = 171.
 
