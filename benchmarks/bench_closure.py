@@ -417,8 +417,9 @@ def run_dcut_loop(argv):
     :func:`mptsearch.exact.dcut.cut_lp` (tailing off as in ``opt_free_dcut``) on the largest
     component of :func:`zipf_unit` (k = 10), once per configuration (CFG: JSON keyword
     arguments of ``cut_lp``, ``{}`` the defaults) on the same instance in one process; CPU
-    seconds of this process, the loop's value, rounds and cuts; rows appended to
-    benchmarks/results/closure_dcut_loop.json as each run finishes."""
+    seconds of this process (with ``--cpu-limit S`` the loop's deadline, S CPU seconds after its
+    start), the loop's value, rounds, cuts and per solved LP its CPU s and simplex iterations;
+    rows appended to benchmarks/results/closure_dcut_loop.json as each run finishes."""
     from mptsearch.exact.closure import closure_graph, reduce_instance
     from mptsearch.exact.dcut import cut_lp, request_subdags, separate
     from mptsearch.exact.dcut_bnc import TAIL_ROUNDS
@@ -426,6 +427,8 @@ def run_dcut_loop(argv):
     p = argparse.ArgumentParser()
     p.add_argument("--dcut-loop", required=True, help="M:SEED[,SEED...]")
     p.add_argument("--max-rounds", type=int, default=50)
+    p.add_argument("--cpu-limit", type=float, default=None,
+                   help="CPU seconds of this process per configuration (cut_lp's deadline, clock=CPU)")
     p.add_argument("configs", nargs="+", help="JSON keyword arguments of cut_lp")
     a = p.parse_args(argv)
     out = Path(__file__).resolve().parent / "results" / "closure_dcut_loop.json"
@@ -441,10 +444,14 @@ def run_dcut_loop(argv):
             row = {"instance": f"zipf-unit m={m} k=10 #{seed}", "arcs": len(g.tails), "sets": len(g.sets),
                    "config": kw, "git_commit": git_commit(), "load_average_before": os.getloadavg()}
             c0 = time.process_time()
-            lp = cut_lp(g, subdags=sub, max_rounds=a.max_rounds, tail_rounds=TAIL_ROUNDS, **kw)
-            row.update(cpu=time.process_time() - c0, seconds=lp.seconds, lp_seconds=lp.lp_seconds, value=lp.value,
-                       cover=lp.cover_value, rounds=lp.rounds, cuts=lp.cuts, converged=lp.converged,
-                       history=[(r, v, c, round(t, 2)) for r, v, c, t in lp.history],
+            deadline = None if a.cpu_limit is None else c0 + a.cpu_limit
+            lp = cut_lp(g, subdags=sub, max_rounds=a.max_rounds, tail_rounds=TAIL_ROUNDS, deadline=deadline,
+                        clock=time.process_time, **kw)
+            row.update(cpu=time.process_time() - c0, cpu_limit=a.cpu_limit, seconds=lp.seconds,
+                       lp_seconds=lp.lp_seconds, value=lp.value, cover=lp.cover_value, rounds=lp.rounds,
+                       cuts=lp.cuts, converged=lp.converged,
+                       # per solved LP: round, value, active cuts, wall s, CPU s, simplex iterations
+                       history=[(r, v, c, round(t, 2), cpu, it) for r, v, c, t, cpu, it in lp.history],
                        load_average_after=os.getloadavg())
             print(json.dumps({k: v for k, v in row.items() if k != "history"}), flush=True)
             data = json.loads(out.read_text()) if out.exists() else {"rows": []}
