@@ -97,11 +97,9 @@ def extra_rows(sets_list, reqs, n, which, sub_limit):
 
 
 def check(chosen, rq, n):
-    fam = set(chosen) | set(rq)
-    for x in fam:
-        if not any(x >> c & 1 and (x & ~(1 << c) == 0 or x & ~(1 << c) in fam) for c in range(n)):
-            return False
-    return True
+    from mptsearch.exact.prefix_sets import is_accessible
+
+    return is_accessible(set(chosen) | set(rq), n)
 
 
 def solve_cpsat(sets, rq, rows, extra, n, workers, limit_cpu, c0, core=False):

@@ -105,8 +105,8 @@ chunks of V, so sum over x in V of |Q - x| = (v - i) |Q|, and
 with any lower bound in place of each cover_i(U - x) (computed the same way: the union of
 U - x lacks x, so the recursion ends), and cover_i(U) >= 1 for nonempty U. All 126 4-sets of
 9 chunks: 9 T(8,4,3) / 6 = 9 * 20 / 6 = 30 (the exact searches on the 8-chunk subfamilies
-finish and give T(8,4,3) = 20; stopped at 7 chunks, T(7,4,3) = 12 would still give 20 and 30), the cover whose exact search had not finished in
-3 minutes; likewise 9 * 7 / 7 = 9 pairs and ceil(9 * 5 / 8) = 6 chunks, a level bound of
+finish and give T(8,4,3) = 20; stopped at 7 chunks, T(7,4,3) = 12 would still give 20 and
+30), the cover whose exact search had not finished in 3 minutes; likewise 9 * 7 / 7 = 9 pairs and ceil(9 * 5 / 8) = 6 chunks, a level bound of
 126 + 30 + 9 + 6 = 171.
 
 **The level program (each 0/1 point is an accessible family).** A 0/1 variable y_S for every
@@ -145,7 +145,7 @@ import numpy as np
 from ..instance import Instance, InstanceError
 
 __all__ = ["PrefixSetResult", "PrefixSetsUnfinished", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply",
-           "cover_lower_bound", "level_program_family", "COVER_NODES",
+           "cover_lower_bound", "level_program_family", "is_accessible", "COVER_NODES",
            "MAX_N", "NARROW_N", "PS_FROM", "PS_FROM_SMALL_K", "PS_FROM_WIDE", "WIDE_K"]
 
 NARROW_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
@@ -432,6 +432,13 @@ def cover_lower_bound(U, i: int, j: int, setmask, subs, nodes: int = COVER_NODES
     return res
 
 
+def is_accessible(fam, n: int) -> bool:
+    """Whether the chunk masks ``fam`` (the empty set implied) form an accessible family
+    (module docstring): every nonempty member S has S - {x} in the family for some x in S."""
+    return all(not x or any(x >> c & 1 and (x & ~(1 << c) == 0 or x & ~(1 << c) in fam) for c in range(n))
+               for x in fam)
+
+
 def level_program_family(inst: Instance, time_limit: float):
     """An accessible family containing the requests, from HiGHS on the *level program*
     (module docstring): (value, {j: chunk masks of the j-sets}) with value = |P| - 1, or None
@@ -470,8 +477,7 @@ def level_program_family(inst: Instance, time_limit: float):
         return None
     y = h.getSolution().col_value
     fam = {x for x, v in zip(sets, y) if v > 0.5} | rq
-    if any(x and not any(x >> c & 1 and (x & ~(1 << c) in fam or x & ~(1 << c) == 0) for c in range(n))
-           for x in fam):
+    if not is_accessible(fam, n):
         return None
     chunk_level: dict = {}
     for x in sorted(fam):
