@@ -21,7 +21,9 @@ its cache index (``<index>.lock``, ``fcntl.flock``): the first process compiles 
 others wait, then load what it saved. The lock is only an optimisation: where it cannot be
 taken (no ``fcntl``, a read-only cache folder, a wait past :data:`LOCK_WAIT` seconds, or a
 lock another process holds while this one is already inside a compilation) the process
-compiles on its own, as numba alone would.
+compiles on its own, as numba alone would. Within a process the file lock is taken under
+numba's own compiler lock (numba compiles one thing at a time per process anyway), so threads
+compiling at once take turns.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pathlib import Path
 import numba
 from numba import types
 from numba.core import caching, sigutils
+from numba.core.compiler_lock import global_compiler_lock
 
 try:
     import fcntl
@@ -92,10 +95,17 @@ def _compile_once(dispatcher):
 
     def compile(sig):
         index = _index_path(dispatcher) if fcntl is not None else None
-        if index is None or tuple(sigutils.normalize_signature(sig)[0]) in dispatcher.overloads:
+        if index is None:
             return compile_(sig)
-        with _file_lock(index + ".lock"):
-            return compile_(sig)  # loads from the cache if another process saved it meanwhile
+        # numba compiles one thing at a time per process under its global compiler lock (a
+        # re-entrant lock, held again by the compile below); taking it first makes the file lock
+        # and its bookkeeping one thread's at a time: threads of one process (a Dask worker's)
+        # compiling at once would otherwise count each other's lock as their own nesting
+        with global_compiler_lock:
+            if tuple(sigutils.normalize_signature(sig)[0]) in dispatcher.overloads:
+                return compile_(sig)
+            with _file_lock(index + ".lock"):
+                return compile_(sig)  # loads from the cache if another process saved it meanwhile
 
     dispatcher.compile = compile
     return dispatcher

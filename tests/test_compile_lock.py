@@ -121,3 +121,35 @@ def test_the_lock_is_reentrant_and_a_nested_wait_never_blocks(tmp_path, held):
         assert _jit._held[path] == 1
     assert not _jit._held
     os.close(fd)
+
+
+def test_threads_compiling_one_kernel_at_once_take_turns(tmp_path, monkeypatch):
+    """Threads of one process (a Dask worker's) compiling the same cached kernel at once: each
+    took the others' file lock for its own nesting, and the last to leave failed (KeyError)."""
+    import importlib
+    import threading
+
+    (tmp_path / "kern.py").write_text(KERNEL)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+        kern = importlib.import_module("kern")
+        start, errors = threading.Barrier(4), []
+
+        def call():
+            start.wait()
+            try:
+                assert kern.f(10) == sum(i * i % 7 for i in range(10))
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=call) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not errors, errors
+        assert not _jit._held
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("kern", None)
