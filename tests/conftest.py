@@ -7,16 +7,36 @@ settings.register_profile("default", deadline=None, suppress_health_check=[Healt
 settings.load_profile("default")
 
 
-#: run after the other files: their commands run in processes of their own, which would each
-#: compile the kernels the in-process tests have not compiled yet (numba's own helpers again in
-#: every such process); last, they load what the other tests left in the cache
-LAST = ("test_docs_examples.py",)
+#: run first: the files that compile the most kernels (measured on an empty cache), so that
+#: under ``pytest -n 2`` both workers compile at once at the start and the later files load
+#: what these left in numba's cache instead of waiting for the other worker's compilation
+FIRST = ("test_serving_scale.py", "test_tables_scale.py", "test_class_orders.py", "test_library.py",
+         "test_kernel_cache.py", "test_blocked_dp.py", "test_kernels.py")
+#: run last: the docs' examples, whose commands run in processes of their own, which would each
+#: compile what the in-process tests have not compiled yet; in two files, so that the two
+#: workers share them at the end
+LAST = ("test_docs_examples.py", "test_docs_examples_2.py")
+
+
+def pytest_configure(config):
+    """Under pytest-xdist, hand files out in the order :func:`pytest_collection_modifyitems`
+    gives them (``--no-loadscope-reorder``), not by their number of tests."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def _rank(item) -> tuple[int, int]:
+    name = item.path.name
+    if name in FIRST:
+        return 0, FIRST.index(name)
+    return (2, LAST.index(name)) if name in LAST else (1, 0)
 
 
 def pytest_collection_modifyitems(config, items):
-    """The files of :data:`LAST` last (also how ``pytest -n`` hands files out); opt-in marks:
-    `slow`, `cluster` and `wheel` run only when selected with -m or MPTSEARCH_SLOW=1."""
-    items.sort(key=lambda item: item.path.name in LAST)  # stable: the order within each part stays
+    """The files of :data:`FIRST` first and of :data:`LAST` last, each in its order (also how ``pytest -n`` hands
+    files out); opt-in marks: `slow`, `cluster` and `wheel` run only when selected with -m or
+    MPTSEARCH_SLOW=1."""
+    items.sort(key=_rank)  # stable: the order within each part stays
     selected = config.getoption("-m") or ""
     if os.environ.get("MPTSEARCH_SLOW") == "1":
         return

@@ -37,6 +37,9 @@ from . import cli_server
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: the pages whose examples run in ``test_docs_examples_2.py`` (a file of their own, so that two
+#: pytest-xdist workers share the examples at the end of the suite); the others run here
+SECOND = ("serving.md", "tables.md", "verify.md", "online.md", "theta_k.md")
 #: a hang guard, not a speed check: the first example may compile the kernels (about 20 s on 2
 #: cores), and `anneal --objective blend ... --steps 20000` ran past 600 s at load 15 on 2 cores
 TIMEOUT = 1800
@@ -143,16 +146,20 @@ def compare(expected: list[str], output: str, code: int) -> str | None:
 # ---- running ---------------------------------------------------------------------------------
 
 def _untracked() -> set[str]:
-    r = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+    r = subprocess.run(["git", "status", "--porcelain", "--untracked-files=normal"], cwd=ROOT,
                        capture_output=True, text=True)
     if r.returncode != 0:
         return set()
     return {line[3:] for line in r.stdout.splitlines() if line.startswith("?? ")}
 
 
-def _examples():
+def _examples(second: bool | None = None):
+    """The examples of every page (``second`` None), of the :data:`SECOND` pages (True) or of
+    the others (False)."""
     out = []
     for path in DOC_FILES:
+        if second is not None and (path.name in SECOND) != second:
+            continue
         for start, cmds in console_blocks(path):
             if cmds:
                 out.append(pytest.param(path, cmds, id=f"{path.relative_to(ROOT)}:{start}"))
@@ -210,8 +217,18 @@ def run_command(cmd: str, env: dict) -> tuple[int, str]:
     return code, out
 
 
-@pytest.mark.parametrize("path, commands", _examples())
-def test_console_example(path, commands):
+def _named_in(entry: str, commands) -> bool:
+    """Whether a block's commands name an untracked entry of ``git status`` (a file, or a folder
+    whose files are all untracked, written with a trailing slash) by its path or its name."""
+    path = entry.rstrip("/")
+    return any(path in cmd or path.rsplit("/", 1)[-1] in cmd for cmd, _ in commands)
+
+
+def run_block(commands) -> None:
+    """Run one console block's commands in turn and compare each output; then remove the files
+    the block created. Only what a command of the block names is removed: the two example
+    files run at once in two workers, and a file another block is still using is not this
+    block's to remove; a file no example names is a failure (the docs would leave it behind)."""
     env = _environment()
     script = shutil.which("mptsearch", path=env["PATH"])
     assert script is not None and os.path.dirname(script) == os.path.dirname(sys.executable), \
@@ -223,11 +240,24 @@ def test_console_example(path, commands):
             problem = compare(expected, output, code)
             assert problem is None, f"$ {cmd}\n{problem}"
     finally:
-        for rel in _untracked() - before:
-            try:
-                os.unlink(ROOT / rel)
-            except OSError:
-                pass
+        new = _untracked() - before
+        for entry in new:
+            if _named_in(entry, commands):
+                if entry.endswith("/"):  # a folder none of whose files git tracks
+                    shutil.rmtree(ROOT / entry, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(ROOT / entry)
+                    except OSError:
+                        pass
+    every = [c for p in _examples() for c in p.values[1]]
+    stray = sorted(entry for entry in new if not _named_in(entry, every))
+    assert not stray, f"the examples left files that no example names: {stray}"
+
+
+@pytest.mark.parametrize("path, commands", _examples(second=False))
+def test_console_example(path, commands):
+    run_block(commands)
 
 
 def test_there_are_examples():
