@@ -8,12 +8,12 @@ settings.load_profile("default")
 
 
 #: run first: the files that compile the most kernels (measured on an empty cache), so that
-#: under ``pytest -n 2`` both workers compile at once at the start and the later files load
-#: what these left in numba's cache instead of waiting for the other worker's compilation
+#: under ``pytest -n 3`` the workers compile at once at the start and the later files load
+#: what these left in numba's cache instead of waiting for another worker's compilation
 FIRST = ("test_serving_scale.py", "test_tables_scale.py", "test_class_orders.py", "test_library.py",
          "test_kernel_cache.py", "test_blocked_dp.py", "test_kernels.py")
 #: run last: the docs' examples, whose commands run in processes of their own, which would each
-#: compile what the in-process tests have not compiled yet; in two files, so that the two
+#: compile what the in-process tests have not compiled yet; in two files, so that two
 #: workers share them at the end
 LAST = ("test_docs_examples.py", "test_docs_examples_2.py")
 
