@@ -145,7 +145,8 @@ import numpy as np
 from ..instance import Instance, InstanceError
 
 __all__ = ["PrefixSetResult", "PrefixSetsUnfinished", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply",
-           "cover_lower_bound", "level_program_family", "is_accessible", "COVER_NODES",
+           "cover_lower_bound", "window_lower_bound", "level_program_family", "is_accessible", "COVER_NODES",
+           "WINDOW_NODES",
            "MAX_N", "NARROW_N", "PS_FROM", "PS_FROM_SMALL_K", "PS_FROM_WIDE", "WIDE_K"]
 
 NARROW_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
@@ -160,6 +161,7 @@ PS_FROM, PS_FROM_SMALL_K = 15, 10
 PS_FROM_WIDE = 17
 WIDE_K = 5  # the largest request size measured on 8-10 chunks (docs/exact.md)
 COVER_NODES = 200_000  # nodes of an exact cover-number search before the averaging bound takes over
+WINDOW_NODES = 20_000_000  # nodes of the window bound's searches (all its steps together)
 QUICK_NODES = 20_000  # nodes of the search before the level program is asked for a start
 
 
@@ -292,7 +294,7 @@ def opt_free_prefix_sets(inst: Instance, *, time_limit: float | None = None,
 
 
 def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: int | None = None, *,
-                   upper: bool = True, cover_nodes: int = COVER_NODES,
+                   upper: bool = True, cover_nodes: int = COVER_NODES, window_nodes: int = WINDOW_NODES,
                    quick_nodes: int = QUICK_NODES) -> PrefixSetResult:
     """:func:`opt_free_prefix_sets` on 8-10 chunks (the multi-word kernels). On uniform
     families (k >= 3) the level bound's cover numbers are the lower bounds of
@@ -327,9 +329,13 @@ def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: i
     if uniform and k >= 3:
         covs = {i: cover_lower_bound(forced[k], i, k, setmask, subs, cover_nodes, deadline) for i in range(1, k)}
         check()
-        floor = inst.m + sum(covs.values())
+        below = sum(v for i, v in covs.items() if i < k - 1)
+        if k >= 4:  # the window of the levels under k-1 (for k = 3 it is the cover number itself)
+            below = window_lower_bound(forced, k, n, subs, ups, up1, covs, window_nodes, deadline)
+            check()
+        floor = inst.m + covs[k - 1] + below
         cutoff = 1 << 40
-        low, top = np.int64(sum(v for i, v in covs.items() if i < k - 1)), np.int64(covs[k - 1])
+        low, top = np.int64(below), np.int64(covs[k - 1])
         done = False
         if upper:  # first a short search without the start: most families end there
             # when the short search is given the whole node budget, its stop leaves the main
@@ -430,6 +436,53 @@ def cover_lower_bound(U, i: int, j: int, setmask, subs, nodes: int = COVER_NODES
     res = max(1, -(-total // (size - i)))
     memo[key] = res
     return res
+
+
+def window_tables(subs, ups, k: int):
+    """Copies of the tables ``subs`` and ``ups`` in which level k-1 of ``subs`` lists, for
+    each k-set, the (k-2)-sets inside it, and level k-2 of ``ups`` lists, for each
+    (k-2)-set, the k-sets above it: the search of level k-1 then covers k-sets by
+    (k-2)-sets (the window bound, module docstring); the levels below are unchanged."""
+    subs2, ups2 = subs.copy(), ups.copy()
+    subs2[k - 1] = 0
+    ups2[k - 2] = 0
+    def members(row):
+        return [64 * w + b for w in range(len(row)) for b in range(64) if int(row[w]) >> b & 1]
+
+    for r in range(subs.shape[1]):
+        for s in members(subs[k, r]):
+            subs2[k - 1, r] |= subs[k - 1, s]
+        for s in members(ups[k - 2, r]):
+            ups2[k - 2, r] |= ups[k - 1, s]
+    return subs2, ups2
+
+
+def window_lower_bound(forced, k: int, n: int, subs, ups, up1, covs: dict, nodes: int = WINDOW_NODES,
+                       deadline: float | None = None) -> int:
+    """A lower bound on W(F), the least number of sets on levels 1..k-2 of a chain whose
+    level k-2 covers the k-uniform family ``forced[k]`` (module docstring, "the window
+    bound"): at least sum_{i < k-1} covs[i] (``covs`` lower bounds on the cover numbers),
+    raised one unit at a time while a search with that cutoff finishes within ``nodes``
+    nodes (all steps together) and finds nothing below it; exact when a step finds a chain."""
+    import math
+
+    from .._kernels.halt import new_halt
+    from .._kernels.prefix_wide import W, new_memo, wide_solve
+
+    m = sum(bin(int(x) & (2**64 - 1)).count("1") for x in forced[k])
+    low = sum(v for i, v in covs.items() if i < k - 1)
+    subs2, ups2 = window_tables(subs, ups, k)
+    mkeys, mvals = new_memo()
+    halt = new_halt(math.inf if deadline is None else deadline, float(nodes))
+    lowrest = sum(v for i, v in covs.items() if i < k - 2)
+    while True:
+        c = low + 1
+        Q = np.zeros(W, dtype=np.int64)
+        v = int(wide_solve(k - 1, forced[k].copy(), forced, n, subs2, ups2, up1, np.int64(m + c), np.int64(m + low),
+                           np.int64(lowrest), np.int64(covs[k - 2]), mkeys, mvals, np.int64(1), Q, halt))
+        if halt[3] or v < m + c:  # stopped, or a chain of cost low: exact
+            return low
+        low = c
 
 
 def is_accessible(fam, n: int) -> bool:
