@@ -70,13 +70,58 @@ per level in four 64-bit words) the search is the same, with these additions, ea
   term: the final family covers F; here Q includes F_{j-1}; uniform families only, like the
   floor below); (b) the *degree bound*: if the usable (j-1)-sets contain
   d_1 >= d_2 >= ... members of X, at least the least t with d_1 + ... + d_t >= |X| are still
-  needed (each member of X must lie above one of them). Each raises the packing term of the
-  cut above, which stays sound by the same argument (cost_{j-1} grows by at least one per
-  set added).
+  needed (each member of X must lie above one of them); (c) the *fractional degree bound*
+  below. Each raises the packing term of the cut above, which stays sound by the same
+  argument (cost_{j-1} grows by at least one per set added).
+- *the level bound of every sub-problem* (the calls below the top, levels j >= 3):
+  cost_j(U) is the least |U| + |P_{j-1}| + ... + |P_1| over chains in which P_{j-1} covers U
+  and each P_i covers P_{i+1} (the recursion above, unrolled); every P_i then covers U (follow
+  the covers down from a member of U), so cost_j(U) >= |U| + sum_{i < j} cover_i(U) (the
+  lemma's level bound, applied to U; sound for mixed sizes too, forced sets or not, since
+  each P_i covers U whatever else it holds). A call whose cutoff this reaches returns at once
+  (remembered as "at least"); otherwise it is the call's floor (the search stops at the
+  first cover attaining it), and its terms bound the sets still to add at level j-1 and the
+  levels under it, as (a) and ``lowrest`` below do at the top. Computed by the exact set
+  cover of :func:`mptsearch._kernels.prefix_wide.cover_number` (small: U has tens of
+  members). On 5-uniform 9-chunk families it cuts the nodes per top-level node about
+  tenfold.
+- *the fractional degree bound* (in the top-level search and in the cover-number search):
+  with X the members still to cover and, for a usable set s, d(s) the members of X above s,
+  let D(t) = max d(s) over the usable s inside t. Any usable family A covering X has
+  |A| >= sum_{t in X} 1 / D(t): give each t one member s of A inside it; s receives at most
+  d(s) members, each contributing 1 / D(t) <= 1 / d(s), so the sum is at most
+  sum_{s in A} d(s) / d(s) = |A|. Rounded up (the floating sum of at most 252 terms, less
+  1e-9, so the rounding never lifts it past the exact sum's ceiling). On the 5-uniform m = 63
+  families it makes the exact cover_4 (20) finish within ``COVER_NODES``, and it cuts the
+  top-level nodes fivefold.
 - *the levels below, at the top* (uniform families only; ``lowrest`` in the kernel): the
   levels under k-1 hold at least sum_{i < k-1} cover_i(F) sets whatever Q is (each is a term
   of the level bound), so a top-level node whose |Q| plus that sum already reaches what the
   incumbent leaves is cut. The top level starts with the whole level bound as its floor.
+  For k >= 4 the sum is replaced by the *window bound* below, which is never smaller.
+
+**The window bound (proved).** For a k-uniform F and b < k, let W_b(F) be the least
+|P_1| + ... + |P_b| over families P_i of i-sets such that every request contains a member of
+P_b and, for i < b, every member of P_{i+1} contains a member of P_i. In an accessible family
+P containing F the levels P_1..P_b are such a chain: a member of P_{i+1} contains its parent,
+a member of P_i; and following parents down from a request R passes through P_{k-1}, ...,
+P_b, each inside R. So |P_1| + ... + |P_b| >= W_b(F) and, with |P_{k-1}| >= cover_{k-1}(F),
+
+    OPT_free(F) >= m + cover_{k-1}(F) + W_{k-2}(F),
+
+where W_{k-2}(F) >= sum_{i < k-1} cover_i(F) (each P_i of the chain covers F) and is often
+larger: 19 against 3 + 5 + 9 = 17 on the 5-uniform 9-chunk families with m = 63 of
+benchmarks/bench_dense9.py (the levels under the top pay for the top's minimum covers),
+which turns a search that did not end in 340 CPU s into one of under a minute. The levels
+under a fixed P_b cost cost_b(P_b) - |P_b| at least (the recursion), and at most that (it is
+attained), so W_b(F) = min over P_b covering F of cost_b(P_b): the top-level search with b-sets
+in place of (k-1)-sets (:func:`window_tables`: the (k-2)-sets inside each k-set, the k-sets
+above each (k-2)-set). :func:`window_lower_bound` asks it, with cutoff m + c, whether a chain
+of cost below c exists, for c = the sum of the cover numbers + 1, + 2, ...: each "no" is a
+finished search, proving W >= c; the first "yes" (at c = the proved value + 1) makes it exact;
+a search stopped by its node budget (``WINDOW_NODES``, the steps together) leaves the last
+proved value. Inside the top-level search the levels under k-1 hold at least W_{k-2}(F) sets
+whatever Q is, so it replaces the sum of cover numbers in ``lowrest`` and in the floor.
 
 - *cover numbers bounded, not computed* (uniform families, k >= 3): the level bound's terms
   enter the search only as lower bounds (the floor: the search stops at the first family
