@@ -19,9 +19,24 @@ one machine, of ``pytest -n``) would each compile the same kernel: seconds to te
 of CPU apiece, spent again for nothing. So a kernel compiles under an advisory file lock beside
 its cache index (``<index>.lock``, ``fcntl.flock``): the first process compiles and saves, the
 others wait, then load what it saved. The lock is only an optimisation: where it cannot be
-taken (no ``fcntl``, a read-only cache folder, a wait past :data:`LOCK_WAIT` seconds, or a
-lock another process holds while this one is already inside a compilation) the process
-compiles on its own, as numba alone would.
+taken (no ``fcntl``, a read-only cache folder, or a wait past :data:`LOCK_WAIT` seconds,
+:data:`NESTED_WAIT` for a kernel compiled inside another's compilation) the process compiles
+on its own, as numba alone would.
+
+*No deadlock (proved).* A process waits only for the lock of a kernel it is about to compile,
+and it holds the locks of the kernels whose compilation is under way in it: that kernel's
+callers, one above the other. Suppose processes P_1 -> P_2 -> ... -> P_r -> P_1 each wait for a
+lock the next one holds, P_i for kernel X_i. P_(i+1) holds X_i's lock, so X_i is on its stack
+and the kernel it is compiling is X_i or a callee, below it; X_(i+1) is a callee of that kernel:
+X_(i+1) lies strictly below X_i in the call graph. Around the cycle X_1 would lie strictly below
+itself, which needs a cycle of calls between kernels; the package has none (numba compiles no
+mutual recursion without declared signatures). So every wait ends when a compilation ends;
+the bounds are there for what the argument does not cover (a process stopped while holding a
+lock, a file system whose locks misbehave). A kernel compiled inside another's compilation
+waits too, but at most :data:`NESTED_WAIT` seconds: while it waits, the lock it already holds
+keeps other processes waiting behind it. Within a process the file lock is taken under
+numba's own compiler lock (numba compiles one thing at a time per process anyway), so threads
+compiling at once take turns.
 """
 
 from __future__ import annotations
@@ -36,6 +51,7 @@ from pathlib import Path
 import numba
 from numba import types
 from numba.core import caching, sigutils
+from numba.core.compiler_lock import global_compiler_lock
 
 try:
     import fcntl
@@ -74,6 +90,9 @@ def njit(*args, **options):
 
 #: seconds a process waits for another's compilation of one kernel before compiling it itself
 LOCK_WAIT = 600.0
+#: the same, for a kernel met inside the compilation of another (the largest kernel compiles in
+#: about 10 s on a loaded 2-core machine)
+NESTED_WAIT = 60.0
 
 _held: dict[str, int] = {}  # lock files this process holds, with their depth (nested compiles)
 _held_guard = threading.Lock()
@@ -92,10 +111,17 @@ def _compile_once(dispatcher):
 
     def compile(sig):
         index = _index_path(dispatcher) if fcntl is not None else None
-        if index is None or tuple(sigutils.normalize_signature(sig)[0]) in dispatcher.overloads:
+        if index is None:
             return compile_(sig)
-        with _file_lock(index + ".lock"):
-            return compile_(sig)  # loads from the cache if another process saved it meanwhile
+        # numba compiles one thing at a time per process under its global compiler lock (a
+        # re-entrant lock, held again by the compile below); taking it first makes the file lock
+        # and its bookkeeping one thread's at a time: threads of one process (a Dask worker's)
+        # compiling at once would otherwise count each other's lock as their own nesting
+        with global_compiler_lock:
+            if tuple(sigutils.normalize_signature(sig)[0]) in dispatcher.overloads:
+                return compile_(sig)
+            with _file_lock(index + ".lock"):
+                return compile_(sig)  # loads from the cache if another process saved it meanwhile
 
     dispatcher.compile = compile
     return dispatcher
@@ -103,7 +129,8 @@ def _compile_once(dispatcher):
 
 class _file_lock:
     """``flock`` on ``path`` for the block, re-entrant within the process; a lock that cannot be
-    taken within :data:`LOCK_WAIT` seconds, or a file that cannot be opened, is skipped."""
+    taken within :data:`LOCK_WAIT` seconds (:data:`NESTED_WAIT` while this process holds
+    another), or a file that cannot be opened, is skipped."""
 
     def __init__(self, path: str):
         self.path, self.fd, self.nested = path, None, False
@@ -114,10 +141,8 @@ class _file_lock:
                 _held[self.path] += 1
                 self.nested = True
                 return self
-            # Only a process that holds no lock waits: a kernel compiled inside another's
-            # compilation takes its lock if it is free and else compiles on its own, so no two
-            # processes can wait for each other (no deadlock, whatever calls what).
-            wait = 0.0 if any(_held.values()) else LOCK_WAIT
+            # inside another kernel's compilation, a shorter wait (module docstring)
+            wait = NESTED_WAIT if any(_held.values()) else LOCK_WAIT
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError:

@@ -7,8 +7,16 @@ settings.register_profile("default", deadline=None, suppress_health_check=[Healt
 settings.load_profile("default")
 
 
+#: run after the other files: their commands run in processes of their own, which would each
+#: compile the kernels the in-process tests have not compiled yet (numba's own helpers again in
+#: every such process); last, they load what the other tests left in the cache
+LAST = ("test_docs_examples.py",)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Opt-in marks: `slow`, `cluster` and `wheel` run only when selected with -m or MPTSEARCH_SLOW=1."""
+    """The files of :data:`LAST` last (also how ``pytest -n`` hands files out); opt-in marks:
+    `slow`, `cluster` and `wheel` run only when selected with -m or MPTSEARCH_SLOW=1."""
+    items.sort(key=lambda item: item.path.name in LAST)  # stable: the order within each part stays
     selected = config.getoption("-m") or ""
     if os.environ.get("MPTSEARCH_SLOW") == "1":
         return

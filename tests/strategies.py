@@ -1,8 +1,20 @@
-"""Hypothesis strategies for random MPT instances."""
+"""Hypothesis strategies for random MPT instances, and how many examples a test draws."""
+
+import os
 
 from hypothesis import strategies as st
 
 from mptsearch.instance import from_lists
+
+
+#: the opt-in tier (``-m slow`` or MPTSEARCH_SLOW=1) draws every example a test asks for
+SLOW = os.environ.get("MPTSEARCH_SLOW") == "1"
+
+
+def examples(n: int) -> int:
+    """``n`` examples in the opt-in tier, a third of them (at least 100) in the default one: for
+    the property tests whose thousand draws cost seconds (the suite has a time budget)."""
+    return n if SLOW else max(100, n // 3)
 
 
 @st.composite

@@ -55,13 +55,15 @@ def test_online_pieces_equal_one_go_and_the_order_move_undoes():
     assert objective_value(cur, "online", window=2) == (a.num, a.den)
 
 
-def test_same_best_whatever_jobs():
-    for obj, extra in (("cost-ratio", {"heuristic": "agglomerative"}), ("online", {"window": 2})):
-        cfg = AnnealConfig(n=6, k=(2, 3), m=(3, 6), weights=(1, 4), objective=obj, restart_steps=1500, **extra)
-        runs = [anneal(cfg, seed=7, steps=4500, time_limit=None, jobs=j, piece_seconds=0.02) for j in (1, 2)]
-        assert runs[0].evaluations == runs[1].evaluations
-        assert (runs[0].num, runs[0].den, runs[0].restart) == (runs[1].num, runs[1].den, runs[1].restart)
-        assert runs[0].instance.orders == runs[1].instance.orders
+@pytest.mark.parametrize("obj, extra", [
+    pytest.param("cost-ratio", {"heuristic": "agglomerative"}, marks=pytest.mark.slow),  # workers start for each
+    ("online", {"window": 2})])
+def test_same_best_whatever_jobs(obj, extra):
+    cfg = AnnealConfig(n=6, k=(2, 3), m=(3, 6), weights=(1, 4), objective=obj, restart_steps=1500, **extra)
+    runs = [anneal(cfg, seed=7, steps=4500, time_limit=None, jobs=j, piece_seconds=0.02) for j in (1, 2)]
+    assert runs[0].evaluations == runs[1].evaluations
+    assert (runs[0].num, runs[0].den, runs[0].restart) == (runs[1].num, runs[1].den, runs[1].restart)
+    assert runs[0].instance.orders == runs[1].instance.orders
 
 
 SHORT = ["-k", "2-3", "-n", "5", "-m", "3-5", "--weights", "1-5", "--steps", "3000", "--restart-steps", "1500",

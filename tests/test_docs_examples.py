@@ -14,6 +14,12 @@ comparison both sides are masked:
 
 A last expected line ``[exit N]`` also checks the exit code (otherwise it is not checked).
 Files the examples create in the repository (untracked before, present after) are removed.
+
+A command that is the script alone (``mptsearch ARGS``, optionally after ``NAME=value``
+assignments and before ``; echo "exit code $?"``, with nothing else bash would expand) runs in a
+child forked from a server that has already imported the package (:mod:`tests.cli_server`: the
+console script's code, without a second of start-up per command); every other command runs
+in bash.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ import subprocess
 import sys
 
 import pytest
+
+from . import cli_server
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -160,6 +168,48 @@ def _environment() -> dict:
     return env
 
 
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ECHO = '; echo "exit code $?"'
+#: what bash would expand or treat as syntax, outside the echo suffix
+_SHELL = set("|&;<>()$`\\*?[]{}~#!\n")
+
+
+def direct(cmd: str) -> tuple[dict, list[str], bool] | None:
+    """(assignments, arguments, echo) when ``cmd`` is ``[NAME=value ...] mptsearch ARGS`` with an
+    optional ``; echo "exit code $?"`` (echo True), with nothing bash would expand; else None."""
+    import shlex
+
+    echo = cmd.endswith(_ECHO)
+    body = cmd[: -len(_ECHO)] if echo else cmd
+    if any(ch in _SHELL for ch in body.replace("'", " ").replace('"', " ")):
+        return None
+    try:
+        words = shlex.split(body)
+    except ValueError:
+        return None
+    assign = {}
+    while words and _ASSIGN.match(words[0]):
+        name, _, value = words.pop(0).partition("=")
+        assign[name] = value
+    if not words or words[0] != "mptsearch":
+        return None
+    return assign, words[1:], echo
+
+
+def run_command(cmd: str, env: dict) -> tuple[int, str]:
+    """(exit code, stdout and stderr merged) of one example command, run from the repository root."""
+    plan = direct(cmd)
+    if plan is None:
+        r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        return r.returncode, r.stdout
+    assign, args, echo = plan
+    code, out = cli_server.run(args, cwd=ROOT, env={**env, **assign}, timeout=TIMEOUT)
+    if echo:
+        return 0, out + f"exit code {code}\n"
+    return code, out
+
+
 @pytest.mark.parametrize("path, commands", _examples())
 def test_console_example(path, commands):
     env = _environment()
@@ -169,9 +219,8 @@ def test_console_example(path, commands):
     before = _untracked()
     try:
         for cmd, expected in commands:
-            r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-            problem = compare(expected, r.stdout, r.returncode)
+            code, output = run_command(cmd, env)
+            problem = compare(expected, output, code)
             assert problem is None, f"$ {cmd}\n{problem}"
     finally:
         for rel in _untracked() - before:

@@ -90,9 +90,19 @@ CMD = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.ex
        "--ratio", "3/2", "-q", "-j", "1", "--ancestors", "0"]
 
 
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    """The class of ``CMD``, run whole in one go (the reference of the resumed runs)."""
+    res = run_enumeration(EnumClass(7, 4, 4, 8, 10), tmp_path_factory.mktemp("fresh") / "fresh.sqlite", prop="ratio",
+                          threshold="3/2", ancestors=0)
+    assert res.by_m[8]["count"] == 5557 and res.by_m[8]["hits"] == 1
+    assert res.by_m[10]["count"] == 39433  # a run of about 3 s: the signal lands mid-run
+    return res
+
+
 @pytest.mark.parametrize("sig,code", [pytest.param(signal.SIGKILL, -signal.SIGKILL, marks=pytest.mark.slow),
                                       (signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_killed_run_resumes_to_the_same_totals(tmp_path, sig, code):
+def test_killed_run_resumes_to_the_same_totals(tmp_path, sig, code, fresh, capsys):
     store = tmp_path / "k.sqlite"
     cmd = CMD + ["--store", str(store)]
     proc = _signal_after(cmd, store, sig, 20 if sig == signal.SIGKILL else 5)
@@ -102,19 +112,18 @@ def test_killed_run_resumes_to_the_same_totals(tmp_path, sig, code):
         word = b"terminated" if sig == signal.SIGTERM else b"interrupted"  # as every command says it
         assert b"run the same command again to resume" in err and err.startswith(b"mptsearch: " + word), err
     assert not store_status(store)["complete"]
-    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    # the same command again (in this process: the killed one was a process of its own)
+    assert main(cmd[cmd.index("enumerate"):]) == 0
     resumed = run_enumeration(EnumClass(7, 4, 4, 8, 10), store, prop="ratio", threshold="3/2", ancestors=0)
-    fresh = run_enumeration(EnumClass(7, 4, 4, 8, 10), tmp_path / "fresh.sqlite", prop="ratio",
-                            threshold="3/2", ancestors=0)
     assert resumed.complete and resumed.pieces_run == 0
     assert _key(resumed) == _key(fresh)
-    assert fresh.by_m[8]["count"] == 5557 and fresh.by_m[8]["hits"] == 1
-    assert fresh.by_m[10]["count"] == 39433  # a run of about 3 s: the signal lands mid-run
 
 
 def test_dask_local_cluster_matches_local(tmp_path, reference):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+    # one worker process (each costs a second or two of start-up) running two pieces at a time,
+    # so that pieces still finish out of order
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
                                   dashboard_address=None) as cluster:
         res = run_enumeration(CLS, tmp_path / "dask.sqlite", prop="gap", min_pieces=40,
                               scheduler=cluster.scheduler_address)

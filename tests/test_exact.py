@@ -14,7 +14,7 @@ from mptsearch.instance import from_lists
 from mptsearch.trie import order_cost, trie_cost
 
 from .naive import naive_opt_free, naive_opt_glob, naive_trie_cost
-from .strategies import instances
+from .strategies import examples, instances
 
 
 def _w(inst):
@@ -37,7 +37,7 @@ def test_theorem1_against_brute_force_over_layouts():
         checked += 1
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(instances(max_n=7, max_m=7))
 def test_opt_free_matches_plain_python_twin(inst):
     r = opt_free(inst)
@@ -46,7 +46,7 @@ def test_opt_free_matches_plain_python_twin(inst):
     assert naive_trie_cost(r.layout, _w(inst)) == r.value
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(instances(max_n=7, max_m=9))
 def test_opt_glob_matches_plain_python_twin(inst):
     r = opt_glob(inst)

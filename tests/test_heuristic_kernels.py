@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from mptsearch._kernels.layouts import rows_cost
-from mptsearch.exact.free import opt_free
+from mptsearch.exact.free import dp_dtype, opt_free
 from mptsearch.heuristics.greedy import greedy
 from mptsearch.heuristics.approximation import heaviest_first, heaviest_first_order
 from mptsearch.heuristics.registry import HEURISTICS, heuristic, layout_and_cost, searchable
@@ -136,7 +136,7 @@ def _twin(inst, name):
     from mptsearch._kernels.layouts import heuristic_cost
     from mptsearch._kernels.workspace import workspace
 
-    ws = workspace(inst.n, inst.m, np.int64, table_m=4)
+    ws = workspace(inst.n, inst.m, dp_dtype(inst.total_weight()), table_m=4)  # as the annealer sizes it
     req = np.array(inst.request_masks(), dtype=np.uint64)
     return int(heuristic_cost(heuristic(name).kernel, req, inst.m, inst.n, inst.weights.astype(np.int64), ws))
 

@@ -14,10 +14,10 @@ from mptsearch.instance import InstanceError, from_compact
 from mptsearch.trie import order_cost, production_cost, trie_cost
 
 from .naive import naive_mst_lower_bound
-from .strategies import instances
+from .strategies import examples, instances
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(instances(max_n=8, max_m=8))
 def test_sandwich(inst):
     """lower bound <= OPT_free <= agglomerative, greedy, production; OPT_free <= OPT_glob <= the
@@ -40,7 +40,7 @@ def test_sandwich(inst):
     assert lb == naive_mst_lower_bound(inst.orders, {x: int(w) for x, w in enumerate(inst.weights)})
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(instances(max_n=7, max_m=7))
 def test_agglomerative_keeps_half_the_optimal_savings(inst):
     opt_savings = inst.total_weight() - opt_free(inst).value

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mptsearch.exact.free import opt_free
+from mptsearch.exact.free import dp_dtype, opt_free
 from mptsearch.exact.prefix_sets import (_opt_free_wide, level_bound, opt_free_prefix_sets,
                                          prefix_sets_apply)
 from mptsearch.families import leave_one_out, min_external_path_length, sunflowers
@@ -115,7 +115,7 @@ def test_fastest_savings_kernel_takes_the_wide_path():
         inst = _random(n, k, m, 3)
         if weights:
             inst = from_lists([sorted(q) for q in inst.requests], dict(enumerate(weights)))
-        ws = workspace(n, m, np.int64, table_m=min(m, 14))
+        ws = workspace(n, m, dp_dtype(inst.total_weight()), table_m=min(m, 14))  # as the annealer sizes it
         req = np.array(inst.request_masks(), dtype=np.uint64)
         sav = free_savings_fastest(req, m, inst.weights.astype(np.int64), ws)
         expected = opt_free_prefix_sets(inst).value if m > 14 else opt_free(inst).value

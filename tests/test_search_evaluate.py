@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import given, settings
 
-from mptsearch.exact.free import opt_free
+from mptsearch.exact.free import dp_dtype, opt_free
 from mptsearch.exact.glob import opt_glob
 from mptsearch._kernels.masks import chunk_sets, intersection_table, intersection_weights
 from mptsearch._kernels.workspace import workspace
@@ -60,7 +60,7 @@ def test_intersection_table_equals_zeta_transform():
     for seed in range(30):
         inst = random_instance(8, 9, (1, 5), weights=(1, 7), seed=seed)
         m = inst.m
-        ws = workspace(inst.n, m, np.int64)
+        ws = workspace(inst.n, m, dp_dtype(inst.total_weight()))
         req = np.array(inst.request_masks(), dtype=np.uint64)
         chunk_sets(req, m, inst.n, ws.S)
         intersection_table(req, m, inst.weights, ws.inter, ws.wI)

@@ -298,10 +298,11 @@ ANNEAL_KERNELS = ("mptsearch.search.steps:anneal_steps_ratio", "mptsearch.search
 
 
 def anneal_kernels(objective: str) -> tuple[str, ...]:
-    """What ``anneal --objective OBJECTIVE`` compiles: the step loop of that objective (each
-    objective has its own, :data:`mptsearch.search.steps.ANNEAL_STEPS`), the start's
-    generator and the exact DPs of its certificate."""
-    loop = "mptsearch.search.steps:anneal_steps_" + objective.replace("-", "_")
+    """What ``anneal --objective OBJECTIVE`` compiles: the step loop of that objective (the
+    default ``ratio`` has its own, the four others share one:
+    :data:`mptsearch.search.steps.ANNEAL_STEPS`), the start's generator and the exact DPs of
+    its certificate."""
+    loop = "mptsearch.search.steps:anneal_steps_" + ("ratio" if objective == "ratio" else "other")
     return (loop,) + ANNEAL_KERNELS[1:]
 ENUMERATE_KERNELS = ("mptsearch.enumerate.generate:_generate", "mptsearch.enumerate.evaluate:_evaluate",
                      "mptsearch._kernels.inherited:inherited_lower_bounds")

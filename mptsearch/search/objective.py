@@ -25,8 +25,8 @@ from ..serving._online_cost import online_cost
 from .._kernels.masks import chunk_sets, mask_weight
 from .._kernels.workspace import workspace
 
-__all__ = ["Evaluation", "evaluate", "objective_value", "OBJECTIVES", "OBJECTIVE_KERNELS", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE",
-           "BLEND"]
+__all__ = ["Evaluation", "evaluate", "objective_value", "objective_kernel", "objective_ratio", "objective_other",
+           "OBJECTIVES", "RATIO", "SHORTFALL", "COST_RATIO", "ONLINE", "BLEND"]
 
 OBJECTIVES = ("ratio", "shortfall", "cost-ratio", "online", "blend")  # the annealer's objectives by name
 RATIO, SHORTFALL, COST_RATIO, ONLINE, BLEND = 0, 1, 2, 3, 4  # their codes in the compiled loop (OBJECTIVES order)
@@ -48,54 +48,66 @@ def glob_value(req, m, n, weights, ws):
     return glob_table(ws.S, weights, n, m, ws.G, ws.classes, ws.ncls, ws.singles)
 
 
-def _objective_kernel(code):
-    """The compiled objective for the objective ``code`` (one of RATIO .. BLEND): ``code`` is a
-    constant of the closure, so numba drops the other objectives' branches before typing and
-    compiles only the kernels this objective calls (the serving layouter's online cost, the
-    heuristics' layouts and OPT_glob's table are each compiled by the one objective that uses
-    them)."""
-
-    @njit(cache=True)
-    def objective(req, m, n, weights, check, ws, heuristic, window):
-        """(num, den, violation) of the family req[:m]: ``ratio`` OPT_glob / OPT_free,
-        ``shortfall`` optimal / agglomerative savings (1/1 when both are 0), ``cost-ratio`` the
-        trie cost of heuristic ``heuristic``'s layout / OPT_free, ``online`` the online layouter's
-        cost with window ``window`` on the arrivals req[0..m-1] / OPT_free, ``blend`` OPT_free / w(U);
-        ``violation`` is 1 when ``check`` and the agglomerative savings fall below half the
-        optimum (Theorem 6 says never). O(3^m + 2^n (n + m)) for ratio, O(3^m + m^3 k) for the
-        others (OPT_free by the prefix-set search instead of the O(3^m) DP where that is faster:
-        unit weights on <= 7 chunks, or on 8-10 chunks with requests of <= 5 chunks, past its
-        crossover)."""
-        sav = free_savings_fastest(req, m, weights, ws)
-        viol = 0
-        agg = np.int64(-1)
-        if code == SHORTFALL or check:
-            agg = agglomerative_savings(req, m, weights, ws.sig, ws.act)
-            if 2 * agg < sav:
-                viol = 1
-        if code == RATIO:
-            return glob_value(req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
-        if code == COST_RATIO:
-            return heuristic_cost(heuristic, req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
-        if code == ONLINE:
-            return online_cost(req, m, n, weights, window), family_total(req, m, weights) - sav, viol
-        if code == BLEND:
-            union = np.uint64(0)
-            for i in range(m):
-                union |= req[i]
-            return family_total(req, m, weights) - sav, mask_weight(union, weights), viol
-        if agg == 0 and sav == 0:
-            return np.int64(1), np.int64(1), viol
-        return sav, agg, viol
-
-    return objective
+@njit(cache=True, inline="always")
+def _violation(req, m, weights, ws, sav):
+    """(agglomerative savings, 1 when they fall below half the optimum ``sav``: Theorem 6 says
+    never, else 0)."""
+    agg = agglomerative_savings(req, m, weights, ws.sig, ws.act)
+    return agg, 1 if 2 * agg < sav else 0
 
 
-#: the compiled objective of each code (OBJECTIVES order); each compiles on its first call
-OBJECTIVE_KERNELS = tuple(_objective_kernel(code) for code in range(len(OBJECTIVES)))
-# by name too: a compiled caller names the one it calls (numba would type a tuple of them, indexed,
-# as first-class function values, an experimental feature)
-objective_ratio, objective_shortfall, objective_cost_ratio, objective_online, objective_blend = OBJECTIVE_KERNELS
+@njit(cache=True)
+def objective_ratio(req, m, n, weights, check, ws, heuristic, window):
+    """(OPT_glob, OPT_free, violation) of the family req[:m]: the ``ratio`` objective (the
+    default, so it compiles alone: only OPT_glob's table beside OPT_free's kernels). The other
+    arguments are those of :func:`objective_other`; ``violation`` is as there."""
+    sav = free_savings_fastest(req, m, weights, ws)
+    viol = 0
+    if check:
+        _, viol = _violation(req, m, weights, ws, sav)
+    return glob_value(req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
+
+
+@njit(cache=True)
+def objective_other(code, req, m, n, weights, check, ws, heuristic, window):
+    """(num, den, violation) of the family req[:m] for the objective ``code`` other than
+    ``ratio``: ``shortfall`` optimal / agglomerative savings (1/1 when both are 0),
+    ``cost-ratio`` the trie cost of heuristic ``heuristic``'s layout / OPT_free, ``online`` the
+    online layouter's cost with window ``window`` on the arrivals req[0..m-1] / OPT_free,
+    ``blend`` OPT_free / w(U); ``violation`` is 1 when ``check`` and the agglomerative savings
+    fall below half the optimum (Theorem 6 says never). O(3^m + m^3 k) (OPT_free by the
+    prefix-set search instead of the O(3^m) DP where that is faster: unit weights on <= 7
+    chunks, or on 8-10 chunks with requests of <= 5 chunks, past its crossover).
+
+    The four share one compiled function (``code`` an argument), so the first of them a process
+    runs compiles the kernels of all four (the heuristics' layouts, the serving layouter's
+    online cost), and the test suite compiles the step loop over them once rather than four
+    times; ``ratio``, the default, has its own (:func:`objective_ratio`)."""
+    sav = free_savings_fastest(req, m, weights, ws)
+    viol = 0
+    agg = np.int64(-1)
+    if code == SHORTFALL or check:
+        agg, viol = _violation(req, m, weights, ws, sav)
+    if code == COST_RATIO:
+        return heuristic_cost(heuristic, req, m, n, weights, ws), family_total(req, m, weights) - sav, viol
+    if code == ONLINE:
+        return online_cost(req, m, n, weights, window), family_total(req, m, weights) - sav, viol
+    if code == BLEND:
+        union = np.uint64(0)
+        for i in range(m):
+            union |= req[i]
+        return family_total(req, m, weights) - sav, mask_weight(union, weights), viol
+    if agg == 0 and sav == 0:
+        return np.int64(1), np.int64(1), viol
+    return sav, agg, viol
+
+
+def objective_kernel(code: int, req, m, n, weights, check, ws, heuristic, window):
+    """The compiled objective ``code`` (an index of :data:`OBJECTIVES`) of the family req[:m]:
+    (num, den, violation), by :func:`objective_ratio` or :func:`objective_other`."""
+    if code == RATIO:
+        return objective_ratio(req, m, n, weights, check, ws, heuristic, window)
+    return objective_other(code, req, m, n, weights, check, ws, heuristic, window)
 
 
 class Evaluation(NamedTuple):
@@ -139,7 +151,7 @@ def evaluate(inst) -> Evaluation:
 
 def objective_value(inst, objective_name: str, *, heuristic: str = "greedy", window: int = 1) -> tuple[int, int]:
     """The annealer's objective on ``inst`` as the fraction (num, den) its compiled loop sees:
-    the same compiled kernel (:data:`OBJECTIVE_KERNELS`), on the requests in ``inst``'s order (the arrival order
+    the same compiled kernel (:func:`objective_kernel`), on the requests in ``inst``'s order (the arrival order
     for ``online``) and its chunk ids.
 
     Parameters
@@ -172,6 +184,6 @@ def objective_value(inst, objective_name: str, *, heuristic: str = "greedy", win
         raise InstanceError(f"window must be >= 1, got {window}")
     ws = workspace(n, m, dp_dtype(inst.total_weight()))
     req = np.array(inst.request_masks(), dtype=np.uint64)
-    kernel = OBJECTIVE_KERNELS[OBJECTIVES.index(objective_name)]
-    num, den, _ = kernel(req, m, n, inst.weights.astype(np.int64), False, ws, code, int(window))
+    num, den, _ = objective_kernel(OBJECTIVES.index(objective_name), req, m, n, inst.weights.astype(np.int64),
+                                   False, ws, code, int(window))
     return int(num), int(den)

@@ -15,8 +15,7 @@ from .._jit import njit
 
 from .._bits import popcount
 from .._kernels.halt import arm, clock, unfinished
-from .objective import BLEND, COST_RATIO, OBJECTIVES, ONLINE, RATIO, objective_blend, objective_cost_ratio, \
-    objective_online, objective_ratio, objective_shortfall
+from .objective import OBJECTIVES, RATIO, objective_other, objective_ratio
 
 __all__ = ["anneal_steps", "init_family"]
 
@@ -198,11 +197,11 @@ def _keep(src, m, dst):
     dst[:m] = src[:m]
 
 
-def _steps_kernel(code):
-    """The compiled step loop of the objective ``code``: ``code`` is a constant of the closure,
-    so the loop calls that objective's kernel (:data:`.objective.OBJECTIVE_KERNELS`) and
-    compiles nothing of the others (the branches of ``evaluate`` on ``code`` are dropped
-    before typing)."""
+def _steps_kernel(ratio):
+    """The compiled step loop of the ``ratio`` objective (``ratio`` True) or of the four others
+    (the objective ``p.objective``): ``ratio`` is a constant of the closure, so the branch of
+    ``evaluate`` not taken is dropped before typing and each loop compiles only its objective's
+    kernel (:func:`.objective.objective_ratio`, :func:`.objective.objective_other`)."""
 
     @njit(cache=True, nogil=True)
     def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_wts, ws, nsteps,
@@ -226,15 +225,9 @@ def _steps_kernel(code):
         they are fast (k grows while 2^k steps take under 0.2 ms, shrinks past 2 ms): the
         overshoot is about one step and the clock costs well under 1% of the time."""
         def evaluate(m):
-            if code == RATIO:
+            if ratio:
                 return objective_ratio(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
-            if code == COST_RATIO:
-                return objective_cost_ratio(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
-            if code == ONLINE:
-                return objective_online(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
-            if code == BLEND:
-                return objective_blend(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
-            return objective_shortfall(req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
+            return objective_other(p.objective, req, m, p.n, wts, p.check, ws, p.heuristic, p.window)
 
         arm(ws.halt, cutoff, np.inf)
         c = counters[0]
@@ -300,10 +293,12 @@ def _steps_kernel(code):
     return anneal_steps
 
 
-#: the compiled step loop of each objective (OBJECTIVES order); each compiles on its first call
-ANNEAL_STEPS = tuple(_steps_kernel(code) for code in range(len(OBJECTIVES)))
-anneal_steps_ratio, anneal_steps_shortfall, anneal_steps_cost_ratio, anneal_steps_online, anneal_steps_blend = \
-    ANNEAL_STEPS
+#: the compiled step loops: the default objective's, and one shared by the four others; each
+#: compiles on its first call
+anneal_steps_ratio = _steps_kernel(True)
+anneal_steps_other = _steps_kernel(False)
+#: the step loop of each objective (OBJECTIVES order)
+ANNEAL_STEPS = tuple(anneal_steps_ratio if code == RATIO else anneal_steps_other for code in range(len(OBJECTIVES)))
 
 
 def anneal_steps(p, req, wts, best_req, best_wts, counters, rng, viol_req, viol_wts, ws, nsteps,

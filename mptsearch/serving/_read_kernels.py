@@ -730,8 +730,11 @@ def label_order(buf, starts, lengths) -> np.ndarray:
     times faster than a compiled loop's), then each run of equal keys by the next 8
     (:func:`settle_runs`). O(total length + n log n) for labels that differ early,
     O(n * longest / 8 * log n) at worst."""
-    # contiguous copies: one compiled signature whatever slices the caller passes
+    # contiguous, writable copies: one compiled signature whatever slices the caller passes (numba
+    # types a read-only array apart, and compiles everything again for it)
     starts, lengths = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64)
+    if not buf.flags.writeable:
+        buf = buf.copy()
     key = label_keys(buf, starts, lengths)
     a = np.argsort(key)  # not stable, and need not be: the labels are distinct and every run is settled
     settle_runs(buf, starts, lengths, key, a)
