@@ -276,3 +276,129 @@ def test_auto_takes_the_prefix_set_search_on_dense_9_chunk_families():
         inst = from_lists([list(c) for c in itertools.combinations(range(9), k)])
         assert inst.m >= DCUT_M and prefix_sets_apply(inst)
         assert prefix_sets_apply(_random(9, k, 63, 0))
+
+
+def test_window_tables_list_the_sets_two_levels_down_and_up():
+    from mptsearch.exact.prefix_sets import _wide_tables, window_tables
+
+    def members(row):
+        return {64 * w + b for w in range(4) for b in range(64) if int(row[w]) >> b & 1}
+
+    n = 9
+    _, subs, ups, _, rank = _wide_tables(n)
+    for k in (4, 5):
+        subs2, ups2 = window_tables(subs, ups, k)
+        for R in itertools.combinations(range(n), k):
+            want = {int(rank[sum(1 << c for c in T)]) for T in itertools.combinations(R, k - 2)}
+            assert members(subs2[k - 1, rank[sum(1 << c for c in R)]]) == want
+        for T in itertools.combinations(range(n), k - 2):
+            t = sum(1 << c for c in T)
+            rest = [c for c in range(n) if not t >> c & 1]
+            want = {int(rank[t | (1 << a) | (1 << b)]) for a, b in itertools.combinations(rest, 2)}
+            assert members(ups2[k - 2, rank[t]]) == want
+        for j in range(1, k - 1):  # the levels below are the search's own
+            assert (subs2[j] == subs[j]).all() and (ups2[j - 1] == ups[j - 1]).all()
+
+
+def _window_by_program(fam, n, b):
+    """W_b by HiGHS on its own 0/1 program (independent of the search): a variable per i-set,
+    i <= b; every request holds a chosen b-set, every chosen i-set (1 < i <= b) a chosen
+    (i-1)-set; minimise the chosen sets."""
+    import highspy
+
+    sets = [sum(1 << c for c in T) for i in range(1, b + 1) for T in itertools.combinations(range(n), i)]
+    col = {x: q for q, x in enumerate(sets)}
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    N = len(sets)
+    h.addVars(N, np.zeros(N), np.ones(N))
+    h.changeColsCost(N, np.arange(N, dtype=np.int32), np.ones(N))
+    h.changeColsIntegrality(N, np.arange(N, dtype=np.int32), np.array([highspy.HighsVarType.kInteger] * N))
+
+    def row(ids, lower, last=None):
+        idx = ids + ([last] if last is not None else [])
+        val = [1.0] * len(ids) + ([-1.0] if last is not None else [])
+        h.addRow(lower, highspy.kHighsInf, len(idx), np.array(idx, dtype=np.int32), np.array(val))
+
+    for R in fam:
+        row([col[sum(1 << c for c in T)] for T in itertools.combinations(R, b)], 1.0)
+    for x in sets:
+        cs = [c for c in range(n) if x >> c & 1]
+        if len(cs) > 1:
+            row([col[sum(1 << c for c in T)] for T in itertools.combinations(cs, len(cs) - 1)], 0.0, col[x])
+    h.run()
+    return round(h.getInfo().objective_function_value)
+
+
+def _check_windows(cases):
+    """W_{k-2} of random k-uniform families: the search ladder with a budget that lets it
+    finish equals HiGHS on its own program for the window (so a bound one off fails), is never
+    below the sum of the cover numbers, and with m + cover_{k-1} is under OPT_free (the subset
+    DP) where the DP reaches; stopped early it is never above the window. Returns how many
+    times the window exceeds the sum of the cover numbers."""
+    from mptsearch._kernels.prefix_wide import wide_forced
+    from mptsearch.exact.prefix_sets import _wide_tables, cover_lower_bound, window_lower_bound
+
+    above = 0
+    for seed, n, k, m in cases:
+        inst = _random(n, k, m, seed)
+        setmask, subs, ups, up1, rank = _wide_tables(n)
+        forced, _, _ = wide_forced(np.array(inst.request_masks(), dtype=np.uint64), m, rank)
+        covs = {i: cover_lower_bound(forced[k], i, k, setmask, subs, 10**7) for i in range(1, k)}
+        w = window_lower_bound(forced, k, n, subs, ups, up1, covs, 10**8)
+        exact = _window_by_program([sorted(q) for q in inst.requests], n, k - 2)
+        assert w == exact, (n, k, m, w, exact)
+        assert w >= sum(covs[i] for i in range(1, k - 1))
+        above += w > sum(covs[i] for i in range(1, k - 1))
+        if m <= 14:
+            assert m + covs[k - 1] + w <= opt_free(inst).value
+        assert window_lower_bound(forced, k, n, subs, ups, up1, covs, 50) <= exact
+    return above
+
+
+def test_the_window_bound_is_the_window_and_a_lower_bound():
+    """4-uniform families on 7-9 chunks and a small 5-uniform one (_check_windows); on two of
+    them the window is above the sum of the cover numbers."""
+    assert _check_windows([(40, 7, 4, 12), (41, 8, 4, 14), (42, 9, 4, 20), (43, 7, 5, 10), (47, 8, 4, 30)]) == 2
+
+
+@pytest.mark.slow
+def test_the_window_bound_on_5_uniform_families():
+    """The same on 5-uniform families on 8-9 chunks (HiGHS takes seconds on the larger)."""
+    assert _check_windows([(44, 8, 5, 14), (45, 9, 5, 16), (46, 9, 5, 30)]) >= 1
+
+
+def test_the_fractional_degree_bound():
+    """_frac_bound against its definition computed naively (sum over the members of 1 / the
+    largest degree of a usable subset, rounded up) and against the set cover by brute force:
+    equal to the first, never above the second, and tight on some."""
+    from mptsearch._kernels.prefix_wide import _frac_bound
+    from mptsearch.exact.prefix_sets import _wide_tables
+
+    n = 7
+    setmask, subs, ups, _, rank = _wide_tables(n)
+    rng = random.Random(11)
+    tight = 0
+    for trial in range(40):
+        j = rng.choice((3, 4))
+        fam = rng.sample(list(itertools.combinations(range(n), j)), rng.randint(1, 6))
+        banned_sets = rng.sample(list(itertools.combinations(range(n), j - 1)), rng.randint(0, 6))
+        U = _level_bits(fam, n, j)
+        B = _level_bits(banned_sets, n, j - 1)
+        usable = [T for T in itertools.combinations(range(n), j - 1) if T not in banned_sets]
+        deg = {T: sum(set(T) <= set(R) for R in fam) for T in usable}
+        tops = [max([deg[T] for T in itertools.combinations(R, j - 1) if T in deg], default=0) for R in fam]
+        nsets = len(list(itertools.combinations(range(n), j - 1)))
+        got = int(_frac_bound(U, B, subs[j], ups[j - 1], nsets, np.zeros(nsets, dtype=np.int64)))
+        if 0 in tops:
+            assert got == 1 << 20
+            continue
+        from fractions import Fraction
+        want = -(-sum(Fraction(1, d) for d in tops) // 1)
+        assert got == want, (fam, banned_sets, got, want)
+        cover = next(size for size in range(len(fam) + 1) for A in itertools.combinations(
+            [T for T in usable if deg[T]], size) if all(any(set(T) <= set(R) for T in A) for R in fam))
+        assert got <= cover
+        tight += got == cover
+    assert tight >= 10

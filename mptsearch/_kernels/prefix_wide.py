@@ -169,6 +169,40 @@ def _pack(unc, banned, subs_j, used):
 
 
 @njit(cache=True)
+def _frac_bound(unc, banned, subs_j, ups_l, nsets, degs):
+    """ceil(sum over the members t of ``unc`` of 1 / d(t)), d(t) the most members of ``unc``
+    that one usable (j-1)-set inside t lies in (the *fractional degree bound* of
+    :mod:`mptsearch.exact.prefix_sets`): a lower bound on the (j-1)-sets still to add; 2^20
+    when some member has no usable subset left. ``degs`` is scratch of length ``nsets``."""
+    for r in range(nsets):
+        c = 0
+        if not (banned[r >> 6] >> (r & 63)) & 1:
+            for w in range(W):
+                c += popcount(ups_l[r, w] & unc[w])
+        degs[r] = c
+    frac = 0.0
+    for w in range(W):
+        y = unc[w]
+        while y:
+            t = 64 * w + ctz(y)
+            y &= y - 1
+            mx = 0
+            for v in range(W):
+                z = subs_j[t, v] & ~banned[v]
+                while z:
+                    s = 64 * v + ctz(z)
+                    z &= z - 1
+                    if degs[s] > mx:
+                        mx = degs[s]
+            if mx == 0:
+                return np.int64(1 << 20)
+            frac += 1.0 / mx
+    # a sum of at most 252 terms is off by far less than 1e-9: rounding it down first keeps
+    # the bound sound
+    return np.int64(np.ceil(frac - 1e-9))
+
+
+@njit(cache=True)
 def _degree_bound(unc, banned, ups_l, nsets, degs):
     """The least t such that the t usable (j-1)-sets containing the most members of ``unc``
     (the uncovered j-sets) contain them all, counted with multiplicity: a lower bound on the
@@ -220,6 +254,26 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
         _remember(mkeys, mvals, j, U, 2 * v + 1, bq)
         return min(v, cutoff)
     base = np.int64(_popc(U))
+    if not want_q and j >= 3:
+        # the level bound of this sub-problem: level i of any family below U covers U
+        lb = np.int64(0)
+        below = np.int64(0)
+        top = np.int64(0)
+        for i in range(1, j):
+            c = _cover_number(U, i, j, subs, BIG, halt)
+            if unfinished(halt):
+                return cutoff
+            lb += c
+            if i < j - 1:
+                below += c
+            else:
+                top = c
+        if base + lb >= cutoff:
+            _remember(mkeys, mvals, j, U, 2 * (base + lb), np.zeros(W, dtype=np.int64))
+            return cutoff
+        floor = max(floor, base + lb)
+        lowrest = max(lowrest, below)
+        covq = max(covq, top)
     fj = forced[j - 1]
     subs_j = subs[j]
     ups_l = ups[j - 1]
@@ -321,6 +375,7 @@ def wide_solve(j, U, forced, n, subs, ups, up1, cutoff, floor, lowrest, covq, mk
             pk = max(pk, covq - _popc(cur))
             if want_q:  # the top level (and the levels read back): worth its O(C(n, j-1)) here only
                 pk = max(pk, _degree_bound(sU[d], sB[d], ups_l, nsets, degs))
+                pk = max(pk, _frac_bound(sU[d], sB[d], subs_j, ups_l, nsets, degs))
             need = best - base - pk
             if need <= 0 or _popc(cur) + lowrest >= need or lbv >= need:
                 d -= 1
@@ -415,6 +470,49 @@ def wide_forced(req, m, rank):
 
 
 @njit(cache=True)
+def _cover_frac(unc, banned, inside, MW, degc):
+    """The fractional degree bound of :func:`_frac_bound` for :func:`_cover_number`'s node:
+    ``unc`` a member mask (MW words), ``inside[t]`` the i-sets inside member t; ``degc``
+    scratch of 64 W zeros, left zeroed."""
+    for w in range(MW):
+        y = unc[w]
+        while y:
+            t = 64 * w + ctz(y)
+            y &= y - 1
+            for v in range(W):
+                z = inside[t, v] & ~banned[v]
+                while z:
+                    degc[64 * v + ctz(z)] += 1
+                    z &= z - 1
+    frac = 0.0
+    for w in range(MW):
+        y = unc[w]
+        while y:
+            t = 64 * w + ctz(y)
+            y &= y - 1
+            mx = 1
+            for v in range(W):
+                z = inside[t, v] & ~banned[v]
+                while z:
+                    s = 64 * v + ctz(z)
+                    z &= z - 1
+                    if degc[s] > mx:
+                        mx = degc[s]
+            frac += 1.0 / mx
+    for w in range(MW):
+        y = unc[w]
+        while y:
+            t = 64 * w + ctz(y)
+            y &= y - 1
+            for v in range(W):
+                z = inside[t, v] & ~banned[v]
+                while z:
+                    degc[64 * v + ctz(z)] = 0
+                    z &= z - 1
+    return np.int64(np.ceil(frac - 1e-9))
+
+
+@njit(cache=True)
 def _cover_number(U, i, j, subs, cutoff, halt):
     """The least number of i-sets such that every j-set of the bitset U (i < j) contains one,
     or ``cutoff`` if it is not below it (set cover by the branching of :func:`wide_solve`);
@@ -460,6 +558,7 @@ def _cover_number(U, i, j, subs, cutoff, halt):
     sOpen = np.zeros(D, dtype=np.bool_)
     used = np.zeros(W, dtype=np.int64)
     cand = np.zeros(W, dtype=np.int64)
+    degc = np.zeros(64 * W, dtype=np.int64)
     for t in range(cnt):
         sU[0, t >> 6] |= np.int64(1) << (t & 63)
     d = 0
@@ -496,6 +595,8 @@ def _cover_number(U, i, j, subs, cutoff, halt):
                         for v in range(W):
                             used[v] |= inside[t, v] & ~sB[d, v]
                         pk += 1
+            if sK[d] + pk < best and pc > 0:
+                pk = max(pk, _cover_frac(sU[d], sB[d], inside, MW, degc))
             if sK[d] + pk >= best or pc == 0:
                 d -= 1
                 continue

@@ -70,13 +70,58 @@ per level in four 64-bit words) the search is the same, with these additions, ea
   term: the final family covers F; here Q includes F_{j-1}; uniform families only, like the
   floor below); (b) the *degree bound*: if the usable (j-1)-sets contain
   d_1 >= d_2 >= ... members of X, at least the least t with d_1 + ... + d_t >= |X| are still
-  needed (each member of X must lie above one of them). Each raises the packing term of the
-  cut above, which stays sound by the same argument (cost_{j-1} grows by at least one per
-  set added).
+  needed (each member of X must lie above one of them); (c) the *fractional degree bound*
+  below. Each raises the packing term of the cut above, which stays sound by the same
+  argument (cost_{j-1} grows by at least one per set added).
+- *the level bound of every sub-problem* (the calls below the top, levels j >= 3):
+  cost_j(U) is the least |U| + |P_{j-1}| + ... + |P_1| over chains in which P_{j-1} covers U
+  and each P_i covers P_{i+1} (the recursion above, unrolled); every P_i then covers U (follow
+  the covers down from a member of U), so cost_j(U) >= |U| + sum_{i < j} cover_i(U) (the
+  lemma's level bound, applied to U; sound for mixed sizes too, forced sets or not, since
+  each P_i covers U whatever else it holds). A call whose cutoff this reaches returns at once
+  (remembered as "at least"); otherwise it is the call's floor (the search stops at the
+  first cover attaining it), and its terms bound the sets still to add at level j-1 and the
+  levels under it, as (a) and ``lowrest`` below do at the top. Computed by the exact set
+  cover of :func:`mptsearch._kernels.prefix_wide.cover_number` (small: U has tens of
+  members). On 5-uniform 9-chunk families it cuts the nodes per top-level node about
+  tenfold.
+- *the fractional degree bound* (in the top-level search and in the cover-number search):
+  with X the members still to cover and, for a usable set s, d(s) the members of X above s,
+  let D(t) = max d(s) over the usable s inside t. Any usable family A covering X has
+  |A| >= sum_{t in X} 1 / D(t): give each t one member s of A inside it; s receives at most
+  d(s) members, each contributing 1 / D(t) <= 1 / d(s), so the sum is at most
+  sum_{s in A} d(s) / d(s) = |A|. Rounded up (the floating sum of at most 252 terms, less
+  1e-9, so the rounding never lifts it past the exact sum's ceiling). On the 5-uniform m = 63
+  families it makes the exact cover_4 (20) finish within ``COVER_NODES``, and it cuts the
+  top-level nodes fivefold.
 - *the levels below, at the top* (uniform families only; ``lowrest`` in the kernel): the
   levels under k-1 hold at least sum_{i < k-1} cover_i(F) sets whatever Q is (each is a term
   of the level bound), so a top-level node whose |Q| plus that sum already reaches what the
   incumbent leaves is cut. The top level starts with the whole level bound as its floor.
+  For k >= 4 the sum is replaced by the *window bound* below, which is never smaller.
+
+**The window bound (proved).** For a k-uniform F and b < k, let W_b(F) be the least
+|P_1| + ... + |P_b| over families P_i of i-sets such that every request contains a member of
+P_b and, for i < b, every member of P_{i+1} contains a member of P_i. In an accessible family
+P containing F the levels P_1..P_b are such a chain: a member of P_{i+1} contains its parent,
+a member of P_i; and following parents down from a request R passes through P_{k-1}, ...,
+P_b, each inside R. So |P_1| + ... + |P_b| >= W_b(F) and, with |P_{k-1}| >= cover_{k-1}(F),
+
+    OPT_free(F) >= m + cover_{k-1}(F) + W_{k-2}(F),
+
+where W_{k-2}(F) >= sum_{i < k-1} cover_i(F) (each P_i of the chain covers F) and is often
+larger: 19 against 3 + 5 + 9 = 17 on the 5-uniform 9-chunk families with m = 63 of
+benchmarks/bench_dense9.py (the levels under the top pay for the top's minimum covers),
+which turns a search that did not end in 340 CPU s into one of under a minute. The levels
+under a fixed P_b cost cost_b(P_b) - |P_b| at least (the recursion), and at most that (it is
+attained), so W_b(F) = min over P_b covering F of cost_b(P_b): the top-level search with b-sets
+in place of (k-1)-sets (:func:`window_tables`: the (k-2)-sets inside each k-set, the k-sets
+above each (k-2)-set). :func:`window_lower_bound` asks it, with cutoff m + c, whether a chain
+of cost below c exists, for c = the sum of the cover numbers + 1, + 2, ...: each "no" is a
+finished search, proving W >= c; the first "yes" (at c = the proved value + 1) makes it exact;
+a search stopped by its node budget (``WINDOW_NODES``, the steps together) leaves the last
+proved value. Inside the top-level search the levels under k-1 hold at least W_{k-2}(F) sets
+whatever Q is, so it replaces the sum of cover numbers in ``lowrest`` and in the floor.
 
 - *cover numbers bounded, not computed* (uniform families, k >= 3): the level bound's terms
   enter the search only as lower bounds (the floor: the search stops at the first family
@@ -145,7 +190,8 @@ import numpy as np
 from ..instance import Instance, InstanceError
 
 __all__ = ["PrefixSetResult", "PrefixSetsUnfinished", "opt_free_prefix_sets", "level_bound", "prefix_sets_apply",
-           "cover_lower_bound", "level_program_family", "is_accessible", "COVER_NODES",
+           "cover_lower_bound", "window_lower_bound", "level_program_family", "is_accessible", "COVER_NODES",
+           "WINDOW_NODES",
            "MAX_N", "NARROW_N", "PS_FROM", "PS_FROM_SMALL_K", "PS_FROM_WIDE", "WIDE_K"]
 
 NARROW_N = 7  # C(7, j) <= 35 sets per level: one 64-bit mask per family of j-sets
@@ -160,6 +206,7 @@ PS_FROM, PS_FROM_SMALL_K = 15, 10
 PS_FROM_WIDE = 17
 WIDE_K = 5  # the largest request size measured on 8-10 chunks (docs/exact.md)
 COVER_NODES = 200_000  # nodes of an exact cover-number search before the averaging bound takes over
+WINDOW_NODES = 20_000_000  # nodes of the window bound's searches (all its steps together)
 QUICK_NODES = 20_000  # nodes of the search before the level program is asked for a start
 
 
@@ -292,7 +339,7 @@ def opt_free_prefix_sets(inst: Instance, *, time_limit: float | None = None,
 
 
 def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: int | None = None, *,
-                   upper: bool = True, cover_nodes: int = COVER_NODES,
+                   upper: bool = True, cover_nodes: int = COVER_NODES, window_nodes: int = WINDOW_NODES,
                    quick_nodes: int = QUICK_NODES) -> PrefixSetResult:
     """:func:`opt_free_prefix_sets` on 8-10 chunks (the multi-word kernels). On uniform
     families (k >= 3) the level bound's cover numbers are the lower bounds of
@@ -327,9 +374,13 @@ def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: i
     if uniform and k >= 3:
         covs = {i: cover_lower_bound(forced[k], i, k, setmask, subs, cover_nodes, deadline) for i in range(1, k)}
         check()
-        floor = inst.m + sum(covs.values())
+        below = sum(v for i, v in covs.items() if i < k - 1)
+        if k >= 4:  # the window of the levels under k-1 (for k = 3 it is the cover number itself)
+            below = window_lower_bound(forced, k, n, subs, ups, up1, covs, window_nodes, deadline)
+            check()
+        floor = inst.m + covs[k - 1] + below
         cutoff = 1 << 40
-        low, top = np.int64(sum(v for i, v in covs.items() if i < k - 1)), np.int64(covs[k - 1])
+        low, top = np.int64(below), np.int64(covs[k - 1])
         done = False
         if upper:  # first a short search without the start: most families end there
             # when the short search is given the whole node budget, its stop leaves the main
@@ -430,6 +481,53 @@ def cover_lower_bound(U, i: int, j: int, setmask, subs, nodes: int = COVER_NODES
     res = max(1, -(-total // (size - i)))
     memo[key] = res
     return res
+
+
+def window_tables(subs, ups, k: int):
+    """Copies of the tables ``subs`` and ``ups`` in which level k-1 of ``subs`` lists, for
+    each k-set, the (k-2)-sets inside it, and level k-2 of ``ups`` lists, for each
+    (k-2)-set, the k-sets above it: the search of level k-1 then covers k-sets by
+    (k-2)-sets (the window bound, module docstring); the levels below are unchanged."""
+    subs2, ups2 = subs.copy(), ups.copy()
+    subs2[k - 1] = 0
+    ups2[k - 2] = 0
+    def members(row):
+        return [64 * w + b for w in range(len(row)) for b in range(64) if int(row[w]) >> b & 1]
+
+    for r in range(subs.shape[1]):
+        for s in members(subs[k, r]):
+            subs2[k - 1, r] |= subs[k - 1, s]
+        for s in members(ups[k - 2, r]):
+            ups2[k - 2, r] |= ups[k - 1, s]
+    return subs2, ups2
+
+
+def window_lower_bound(forced, k: int, n: int, subs, ups, up1, covs: dict, nodes: int = WINDOW_NODES,
+                       deadline: float | None = None) -> int:
+    """A lower bound on W(F), the least number of sets on levels 1..k-2 of a chain whose
+    level k-2 covers the k-uniform family ``forced[k]`` (module docstring, "the window
+    bound"): at least sum_{i < k-1} covs[i] (``covs`` lower bounds on the cover numbers),
+    raised one unit at a time while a search with that cutoff finishes within ``nodes``
+    nodes (all steps together) and finds nothing below it; exact when a step finds a chain."""
+    import math
+
+    from .._kernels.halt import new_halt
+    from .._kernels.prefix_wide import W, new_memo, wide_solve
+
+    m = sum(bin(int(x) & (2**64 - 1)).count("1") for x in forced[k])
+    low = sum(v for i, v in covs.items() if i < k - 1)
+    subs2, ups2 = window_tables(subs, ups, k)
+    mkeys, mvals = new_memo()
+    halt = new_halt(math.inf if deadline is None else deadline, float(nodes))
+    lowrest = sum(v for i, v in covs.items() if i < k - 2)
+    while True:
+        c = low + 1
+        Q = np.zeros(W, dtype=np.int64)
+        v = int(wide_solve(k - 1, forced[k].copy(), forced, n, subs2, ups2, up1, np.int64(m + c), np.int64(m + low),
+                           np.int64(lowrest), np.int64(covs[k - 2]), mkeys, mvals, np.int64(1), Q, halt))
+        if halt[3] or v < m + c:  # stopped, or a chain of cost low: exact
+            return low
+        low = c
 
 
 def is_accessible(fam, n: int) -> bool:
