@@ -64,18 +64,21 @@ per level in four 64-bit words) the search is the same, with these additions, ea
   with no search: Q' ∪ F_{j-2} covers Q ∪ {s} too, so cost_{j-1}(Q ∪ {s}) <= |Q| + 1 +
   cost_{j-2}(Q' ∪ F_{j-2}) = cost_{j-1}(Q) + 1. (The table's Q' leaves the forced sets out;
   the check takes them with it, as the argument needs.)
-- *two more bounds on the sets still to add* at a node with chosen sets Q and uncovered
+- *three more bounds on the sets still to add* at a node with chosen sets Q and uncovered
   j-sets X (the top level and the levels read back only, where they pay): (a) |Q| plus the
   sets to add is at least cover_{j-1}(F) for the largest request size j (the level bound's
   term: the final family covers F; here Q includes F_{j-1}; uniform families only, like the
-  floor below); (b) the *degree bound*: if the usable (j-1)-sets contain
-  d_1 >= d_2 >= ... members of X, at least the least t with d_1 + ... + d_t >= |X| are still
+  floor below); (b) the *degree bound*: if the usable (j-1)-sets (those not forced and not
+  excluded by an earlier sibling branch of the search) lie in d_1 >= d_2 >= ... members of X,
+  at least the least t with d_1 + ... + d_t >= |X| are still
   needed (each member of X must lie above one of them); (c) the *fractional degree bound*
   below. Each raises the packing term of the cut above, which stays sound by the same
   argument (cost_{j-1} grows by at least one per set added).
 - *the level bound of every sub-problem* (the calls below the top, levels j >= 3):
-  cost_j(U) is the least |U| + |P_{j-1}| + ... + |P_1| over chains in which P_{j-1} covers U
-  and each P_i covers P_{i+1} (the recursion above, unrolled); every P_i then covers U (follow
+  cost_j(U) is the least |U| + |P_{j-1}| + ... + |P_1| over chains in which P_{j-1} covers U,
+  each P_i covers P_{i+1} and each P_i holds the forced i-sets F_i (the recursion above,
+  unrolled; without the last condition this would undercount when there are shorter requests,
+  e.g. U = {012} with a forced pair {34} costs 5, not 3); every P_i then covers U (follow
   the covers down from a member of U), so cost_j(U) >= |U| + sum_{i < j} cover_i(U) (the
   lemma's level bound, applied to U; sound for mixed sizes too, forced sets or not, since
   each P_i covers U whatever else it holds). A call whose cutoff this reaches returns at once
@@ -117,7 +120,8 @@ under a fixed P_b cost cost_b(P_b) - |P_b| at least (the recursion), and at most
 attained), so W_b(F) = min over P_b covering F of cost_b(P_b): the top-level search with b-sets
 in place of (k-1)-sets (:func:`window_tables`: the (k-2)-sets inside each k-set, the k-sets
 above each (k-2)-set). :func:`window_lower_bound` asks it, with cutoff m + c, whether a chain
-of cost below c exists, for c = the sum of the cover numbers + 1, + 2, ...: each "no" is a
+of cost below c exists, for c = the sum of the lower bounds on the cover numbers + 1, + 2, ...
+(``covs``: exact cover numbers where their search finished): each "no" is a
 finished search, proving W >= c; the first "yes" (at c = the proved value + 1) makes it exact;
 a search stopped by its node budget (``WINDOW_NODES``, the steps together) leaves the last
 proved value. Inside the top-level search the levels under k-1 hold at least W_{k-2}(F) sets
