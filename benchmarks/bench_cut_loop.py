@@ -245,6 +245,8 @@ def prove(g, sub, m, seed, ub, seconds, configs):
                                          cuts=lp.cut_arcs, cutoff=ub, stats=stats, clock="cpu", **kw)
         row.update(status=st, bound=b, layout=None if x is None else int(g.costs[x].sum()),
                    dual_bound=stats.get("dual_bound"), nodes=nodes, lp_iterations=stats.get("lp_iterations"),
+                   node_lp_iterations=stats.get("node_lp_iterations"),
+                   strong_branching_iterations=stats.get("strong_branching_iterations"),
                    cuts_added=stats.get("separated"), cpu=time.process_time() - c1,
                    seconds=time.perf_counter() - w1, load_average_after=os.getloadavg())
         print(json.dumps(row), flush=True)

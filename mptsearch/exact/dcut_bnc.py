@@ -212,7 +212,8 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     (then an "infeasible" status means none exists, and the lower bound returned is
     ``cutoff``); ``start`` an arborescence given as a first solution (SCIP checks it); ``params`` SCIP
     parameters set after those of :data:`SCIP_PARAMS`; ``stats``, a dict, receives SCIP's
-    node and LP iteration counts, the cuts the handler added and SCIP's solving time;
+    node and LP iteration counts (all LPs, the node LPs, strong branching), the cuts the handler
+    added and SCIP's solving time;
     ``clock`` "wall" or "cpu": which seconds ``time_limit`` counts (SCIP's ``timing/clocktype``).
     ``vertex_branching`` adds a binary y_v = in(v) for every node that is not a request, branched
     on before the arcs (SCIP branching priority 10; SCIP-Jack branches on vertices): the 0/1
@@ -314,7 +315,9 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     nodes = m.getNNodes()
     if stats is not None:
         stats.update(nodes=nodes, lp_iterations=m.getNLPIterations(), separated=handler.added,
-                     seconds=m.getSolvingTime(), dual_bound=m.getDualbound(), built=True)
+                     seconds=m.getSolvingTime(), dual_bound=m.getDualbound(), built=True,
+                     node_lp_iterations=m.getNNodeLPIterations(),
+                     strong_branching_iterations=m.getNStrongbranchLPIterations())
     x = None
     if m.getNSols() > 0:
         best = m.getBestSol()
