@@ -151,19 +151,23 @@ NESTED = 2  # nested cuts per violated request and round (module docstring: none
 TAIL_TOL = 1e-5
 
 
-def stop_at(h, deadline: float, clock) -> None:
+def stop_at(h, deadline: float, clock) -> list:
     """Make HiGHS's simplex stop once ``clock()`` reaches ``deadline``, whatever the clock
     (HiGHS's own time limit counts wall seconds only): a simplex-interrupt callback, which
     HiGHS calls once per iteration, reads ``clock`` and asks for the interrupt. The solve then
-    ends with the status "Interrupted by user" and its point is not used."""
+    ends with the status "Interrupted by user" and its point is not used. Returns a one-item
+    list holding the deadline the callback reads: setting it moves the deadline."""
     import highspy
 
+    box = [deadline]
+
     def interrupt(ctype, msg, data_out, data_in, user):
-        if clock() >= deadline:
+        if clock() >= box[0]:
             data_in.user_interrupt = True
 
     h.setCallback(interrupt, None)
     h.startCallback(highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt)
+    return box
 
 
 @dataclass
@@ -426,7 +430,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
            nested: int = NESTED, target: float | None = None, tail_rounds: int | None = None,
            tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter, max_cuts: int | None = None,
            per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None,
-           cut_growth: float = 1.0) -> CutLP:
+           cut_growth: float = 1.0, first_deadline: float | None = None) -> CutLP:
     """The cut LP of one component by the cut loop (module docstring).
 
     Parameters
@@ -435,6 +439,10 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     deadline : float, optional
         ``clock()`` value after which no new round starts (the last solved LP is kept: it is a
         bound whatever the round).
+    first_deadline : float, optional
+        A later ``clock()`` value for the first solve alone (the cover LP, from scratch: the
+        slow one on large closures); when it ends past ``deadline`` the loop stops there, with
+        the cover LP's value. Default: ``deadline``.
     max_rounds : int
         Separation rounds at most.
     back : bool
@@ -487,8 +495,9 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     h.setOptionValue("solver", "simplex")
     for k, v in (highs_options or {}).items():
         h.setOptionValue(k, v)
+    box = None
     if deadline is not None:
-        stop_at(h, deadline, clock)
+        box = stop_at(h, deadline if first_deadline is None else max(deadline, first_deadline), clock)
     na = len(g.tails)
     ub = np.ones(na)
     if fixed_zero is not None:
@@ -528,6 +537,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         value = h.getInfo().objective_function_value
         if cover is None:
             cover = value
+            if box is not None:
+                box[0] = deadline
         snap = (value, x, reduced, duals, [kind for kind, _, _ in active], [arcs for _, arcs, _ in active])
         history.append((rounds, value, len(active), time.perf_counter() - t0, round(clock() - c0, 1),
                         h.getInfo().simplex_iteration_count))

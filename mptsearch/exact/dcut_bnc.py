@@ -43,11 +43,14 @@ Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a 
 the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), or UB itself when
 the reductions of :mod:`mptsearch.exact.dcut_reduce` prove that no arborescence is cheaper
 (floating duals, not certified); UB is the trie cost of the best layout. The time limit is
-read by every phase after the closure is built: the root loop (half of the component's share),
-the local search (its steps scaled to what is left), the reductions (no round after the
-deadline), and the SCIP model's build (the clock read every :data:`BUILD_CHECK` rows; a
-model not built in time is not solved). A component whose first LP does not finish in time is
-bounded below by the MST bound (below) and laid out by agglomerative. The closure and the
+read by every phase after the closure is built: the root loop (no round after half of the
+component's share, :data:`ROOT_SHARE`; its first LP, the cover LP solved from scratch, may run
+on to :data:`FIRST_LP_SHARE` of it), the local search (its steps scaled to what is left), the
+reductions (no round after the deadline), and the SCIP model's build (the clock read every
+:data:`BUILD_CHECK` rows; a model not built in time is not solved). A component whose first LP
+does not finish in time is bounded below by the MST bound (below) and laid out by the local
+search started from its requests in the rest of its share (or by agglomerative, when that costs
+less). The closure and the
 per-request sub-DAGs are built under the same limit (:func:`~mptsearch.exact.closure.closure_graph`
 and :func:`~mptsearch.exact.dcut.request_subdags` read the clock as they go): a component whose
 model is not built in time gets the MST bound too, and the result says so
@@ -94,6 +97,11 @@ __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "component_
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
 TAIL_ROUNDS = 3  # root tailing off: the tree separates on
+ROOT_SHARE = 0.5  # the root loop starts no round after this share of a component's time
+#: the first LP (the cover LP, solved from scratch) may run on to this share: past ROOT_SHARE the
+#: loop stops after it, and a component whose first LP ends past this share keeps the rest for
+#: the local search (its layout, against agglomerative's, and the MST bound)
+FIRST_LP_SHARE = 0.8
 #: the root loop's cap on cut rows per round (None: every violated cut) and its growth per round
 #: (cut_lp's max_cuts, cut_growth). Uncapped: on FanOutQA k = 20 at 600 CPU s a cap of 1,000
 #: growing 1.5x ended with a lower root bound than one uncapped round (benchmarks/HISTORY.md)
@@ -486,6 +494,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         optimal = False
         statuses.add(f"timelimit ({phase}: MST bound)")
         weaker[phase] = weaker.get(phase, 0) + 1
+        return b
 
     for idx, masks in red.components:
         if len(idx) == 1:
@@ -512,15 +521,23 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         except BuildTimeout:
             mst_instead(masks, "sub-DAGs")
             continue
-        lp_end = None if c_end is None else now() + 0.5 * share
+        lp_end = None if c_end is None else now() + ROOT_SHARE * share
+        first_end = None if c_end is None else now() + FIRST_LP_SHARE * share
         saved_cuts, saved_best, saved_lay = ([], None, None) if ck is None else ck.component(idx, g, red.groups)
         root_done = ck is not None and ck.root_done(idx)
         try:  # a root whose loop ended (not by the clock) is re-solved once with its saved rows, not redone
             lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
                         cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now,
-                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH)
-        except TimeoutError:  # not even the first LP in time
-            mst_instead(masks, "root LP")
+                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH, first_deadline=first_end)
+        except TimeoutError:  # not even the first LP in time: the MST bound, and the search's layout
+            b = mst_instead(masks, "root LP")
+            best = None
+            if len(g.sets) >= SEARCH_SETS and (c_end is None or now() < c_end):
+                best, used = _lp_guided_search(g, red.weights, np.zeros(len(g.tails)), seed, search_steps,
+                                               None if c_end is None else c_end - now())
+                for i, s in zip(idx, steiner_layout(used, list(masks), red.weights, red.groups)):
+                    layout[i] = s
+            phase(pos, "search", b, best)
             continue
         lp_total += lp.value
         if ck is not None:
