@@ -75,6 +75,19 @@ and Martin): after the minimum cuts of a request, the arcs of the last one get c
 the flow is augmented on; a new minimum cut below ``1 - tol`` is another violated row, further
 from R (valid for the same reason, though not a minimum cut of x).
 
+**Steiner node cuts (valid, proved).** For any node v ≠ ∅ and any node set S with v ∈ S,
+∅ ∉ S, x(δ⁻(S)) >= in(v) holds for every arborescence T rooted at ∅: if v is not in T,
+in(v) = 0 <= x(δ⁻(S)); if it is, T's path from ∅ to v starts outside S and ends inside, so an
+arc of it enters S, and in(v) = 1 (one parent). For a request this is a cut row (in(R) = 1). The
+separation argument above holds word for word with D_v (the nodes below v) and the goal in(v)
+instead of 1: a violated row exists for v iff the maximum ∅-v flow of D_v under x is below
+in(v) (``separate``'s ``goal``). Measured (``python benchmarks/bench_cut_loop.py steiner 200
+1``): at the converged cut LP of the unit Zipf instance m = 200, seed 1 (1,236.1018), 26
+Steiner node cuts are violated (and 60 cut rows the loop had dropped to its pool); with all of
+them added the LP value does not move and nothing of either kind is violated. The tree can
+separate them (:func:`mptsearch.exact.dcut_bnc.branch_and_cut`'s
+``steiner_cuts``), which did not pay either (docs/exact.md).
+
 **Which rows are kept.** The cover rows stay in their single-arc form (in(v) <= 1, in(R) = 1,
 x(X -> Y) <= in(X)): without the last ones the cut loop needs many more cuts and rounds
 (measured once on a unit Zipf instance with m = 200, k = 10: 1,225.5 after 12 rounds against
@@ -138,19 +151,23 @@ NESTED = 2  # nested cuts per violated request and round (module docstring: none
 TAIL_TOL = 1e-5
 
 
-def stop_at(h, deadline: float, clock) -> None:
+def stop_at(h, deadline: float, clock) -> list:
     """Make HiGHS's simplex stop once ``clock()`` reaches ``deadline``, whatever the clock
     (HiGHS's own time limit counts wall seconds only): a simplex-interrupt callback, which
     HiGHS calls once per iteration, reads ``clock`` and asks for the interrupt. The solve then
-    ends with the status "Interrupted by user" and its point is not used."""
+    ends with the status "Interrupted by user" and its point is not used. Returns a one-item
+    list holding the deadline the callback reads: setting it moves the deadline."""
     import highspy
 
+    box = [deadline]
+
     def interrupt(ctype, msg, data_out, data_in, user):
-        if clock() >= deadline:
+        if clock() >= box[0]:
             data_in.user_interrupt = True
 
     h.setCallback(interrupt, None)
     h.startCallback(highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt)
+    return box
 
 
 @dataclass
@@ -171,17 +188,19 @@ def _into_lists(g: ClosureGraph) -> list:
     return into
 
 
-def request_subdags(g: ClosureGraph, *, deadline: float | None = None, clock=time.perf_counter) -> list:
+def request_subdags(g: ClosureGraph, *, deadline: float | None = None, clock=time.perf_counter,
+                    targets: list | None = None) -> list:
     """D_R for every request R of ``g`` (module docstring): the nodes with a path to R (C's
     subsets of R and ∅) and the arcs among them. O(sum over R of D_R's arcs). With
     ``deadline`` (a ``clock()`` value) the clock is read before each request, and
-    :class:`~mptsearch.exact.closure.BuildTimeout` raised once past it."""
+    :class:`~mptsearch.exact.closure.BuildTimeout` raised once past it. ``targets`` (node ids)
+    replaces the requests: the same sub-DAG of each of these nodes."""
     from .closure import BuildTimeout
 
     into = _into_lists(g)
     tails = g.tails.tolist()
     out = SubDagList()
-    for r in g.requests:
+    for r in (g.requests if targets is None else targets):
         if deadline is not None and clock() >= deadline:
             raise BuildTimeout("out of time building the per-request sub-DAGs")
         seen = {r}
@@ -284,12 +303,14 @@ class SubDagList(list):
 
 
 def separate(x: np.ndarray, subdags: list, *, tol: float = TOL, back: bool = True, nested: int = 0,
-             todo: np.ndarray | None = None) -> list:
+             todo: np.ndarray | None = None, goal: np.ndarray | None = None) -> list:
     """The violated cut rows for ``x`` (module docstring): a list of (request position, global
     node ids of S as a tuple, global arc ids of δ⁻(S)), the source-side and (with ``back``) the
     sink-side minimum cut of every request whose maximum flow is below ``1 - tol`` (only those
     with ``todo``, when given), and with ``nested`` up to that many nested cuts after them
     (:func:`mptsearch._kernels.dicut.separate_all`; these are valid cuts but not minimum ones).
+    ``goal`` (per sub-DAG, default 1) is the flow its target must receive: a sub-DAG of a
+    Steiner node v is separated with goal in(v) (the Steiner node cuts of the module docstring).
     O(one max-flow on D_R per request), the flow stopped as soon as it reaches ``1 - tol``."""
     from .._kernels.dicut import separate_all
 
@@ -305,7 +326,8 @@ def separate(x: np.ndarray, subdags: list, *, tol: float = TOL, back: bool = Tru
     out_arcs = np.empty(max(1, cap * p.maxa), np.int64)
     nc = separate_all(np.ascontiguousarray(x, dtype=np.float64), todo, p.node_ptr, p.nodes, p.arc_ptr, p.ltail,
                       p.lhead, p.garc, p.adj_ptr, p.adj_arc, float(tol), bool(back), int(nested), out_req, out_val,
-                      out_nptr, out_nodes, out_aptr, out_arcs)
+                      out_nptr, out_nodes, out_aptr, out_arcs,
+                      np.ones(nreq) if goal is None else np.ascontiguousarray(goal, dtype=np.float64))
     return [(int(out_req[c]), tuple(out_nodes[out_nptr[c]:out_nptr[c + 1]].tolist()),
              out_arcs[out_aptr[c]:out_aptr[c + 1]].copy()) for c in range(nc)]
 
@@ -408,7 +430,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
            nested: int = NESTED, target: float | None = None, tail_rounds: int | None = None,
            tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter, max_cuts: int | None = None,
            per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None,
-           cut_growth: float = 1.0) -> CutLP:
+           cut_growth: float = 1.0, first_deadline: float | None = None) -> CutLP:
     """The cut LP of one component by the cut loop (module docstring).
 
     Parameters
@@ -417,6 +439,10 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     deadline : float, optional
         ``clock()`` value after which no new round starts (the last solved LP is kept: it is a
         bound whatever the round).
+    first_deadline : float, optional
+        A later ``clock()`` value for the first solve alone (the cover LP, from scratch: the
+        slow one on large closures); when it ends past ``deadline`` the loop stops there, with
+        the cover LP's value. Default: ``deadline``.
     max_rounds : int
         Separation rounds at most.
     back : bool
@@ -469,8 +495,9 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     h.setOptionValue("solver", "simplex")
     for k, v in (highs_options or {}).items():
         h.setOptionValue(k, v)
+    box = None
     if deadline is not None:
-        stop_at(h, deadline, clock)
+        box = stop_at(h, deadline if first_deadline is None else max(deadline, first_deadline), clock)
     na = len(g.tails)
     ub = np.ones(na)
     if fixed_zero is not None:
@@ -510,6 +537,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         value = h.getInfo().objective_function_value
         if cover is None:
             cover = value
+            if box is not None:
+                box[0] = deadline
         snap = (value, x, reduced, duals, [kind for kind, _, _ in active], [arcs for _, arcs, _ in active])
         history.append((rounds, value, len(active), time.perf_counter() - t0, round(clock() - c0, 1),
                         h.getInfo().simplex_iteration_count))
