@@ -131,3 +131,20 @@ def test_a_highs_solve_stops_at_the_deadline_of_any_clock():
     clock = _ticking()
     lp = cut_lp(g, max_rounds=3, deadline=clock() + 10**8, clock=clock)
     assert lp.value > whole.value + 1e-6  # the callback lets a far deadline's rounds run and raise the bound
+
+
+def test_an_interior_point_solve_stops_at_the_deadline_too():
+    # the interior point reads the clock every iteration as well (HiGHS's IPM interrupt callback):
+    # a first LP by IPX is stopped within a few ticks of the deadline
+    red = reduce_instance(_zipf(1, 300, 120, 8))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    ticks = []
+    clock = _ticking()
+    start = clock()
+    with pytest.raises(TimeoutError):
+        cut_lp(g, max_rounds=0, ipm_rows=0, deadline=start + 5, clock=clock)
+    assert clock() - start < 9  # stopped inside the solve, not at its end
+    clock = _ticking()
+    lp = cut_lp(g, max_rounds=0, ipm_rows=0, deadline=clock() + 10**8, clock=clock)
+    assert lp.solvers == ["ipx"] and clock() > 12  # the whole solve reads the clock more often than that

@@ -99,6 +99,9 @@ TAIL_ROUNDS = 3  # root tailing off: the tree separates on
 #: growing 1.5x ended with a lower root bound than one uncapped round (benchmarks/HISTORY.md)
 ROOT_CUTS = None
 ROOT_GROWTH = 1.5
+#: the root loop's switch to HiGHS's interior point (cut_lp's ipm_rows): a solve after this many
+#: new rows is done by IPX and crossover, the others by the warm dual simplex (module docstring)
+ROOT_IPM_ROWS = 2000
 BUILD_CHECK = 512  # the SCIP model build reads the clock every this many rows or variables
 #: SCIP parameters of the tree beyond its defaults: SCIP's own general-purpose separators off (the
 #: directed cuts are the ones that pay here) and five root separation rounds (the HiGHS root loop
@@ -458,7 +461,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         try:  # a root whose loop ended (not by the clock) is re-solved once with its saved rows, not redone
             lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
                         cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now,
-                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH)
+                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH, ipm_rows=ROOT_IPM_ROWS)
         except TimeoutError:  # not even the first LP in time
             mst_instead(masks, "root LP")
             continue
