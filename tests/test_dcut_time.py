@@ -148,3 +148,21 @@ def test_an_interior_point_solve_stops_at_the_deadline_too():
     clock = _ticking()
     lp = cut_lp(g, max_rounds=0, ipm_rows=0, deadline=clock() + 10**8, clock=clock)
     assert lp.solvers == ["ipx"] and clock() > 12  # the whole solve reads the clock more often than that
+
+
+def test_an_interior_point_round_that_cannot_finish_is_not_started():
+    # one clock tick per read: the first IPX solve takes T ticks; with T // 2 more left after it,
+    # the loop stops before the second IPX solve instead of starting it and being interrupted
+    red = reduce_instance(_zipf(1, 300, 120, 8))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    clock = _ticking()
+    start = clock()
+    first = cut_lp(g, max_rounds=0, ipm_rows=0, deadline=start + 10**8, clock=clock)
+    ticks = clock() - start
+    clock = _ticking()
+    start = clock()
+    lp = cut_lp(g, ipm_rows=0, deadline=start + ticks + ticks // 2, clock=clock)
+    assert lp.solvers == ["ipx"] and not lp.converged and abs(lp.value - first.value) < 1e-9
+    assert clock() < start + ticks + ticks // 2  # stopped before the deadline, not at it
+    assert cut_lp(g, ipm_rows=0).rounds > 1  # the instance does have a second round

@@ -470,6 +470,9 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         back from the pool, or the starting ``cuts``) is done by HiGHS's interior-point solver
         (IPX) followed by crossover, which leaves an optimal basis for the warm dual simplex
         re-solves after it; the others by the dual simplex. None: the dual simplex always.
+        With a ``deadline``, an interior-point solve is not started when the last one took
+        longer than the time left (it would be stopped unfinished; its time goes to what
+        follows the loop).
 
     Notes
     -----
@@ -516,8 +519,13 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     cover = snap = None
     rounds, converged, readded = 0, False, 0
     pending = len(active)  # rows added since the last solve
+    ipm_clock = None  # clock seconds of the last interior-point solve
     while True:
         ipm = ipm_rows is not None and pending >= ipm_rows
+        if ipm and snap is not None and deadline is not None and ipm_clock is not None and \
+                clock() + ipm_clock > deadline:
+            break  # the last one would not finish in time: the time is left to what follows
+        c1 = clock()
         if ipm_rows is not None:
             h.setOptionValue("solver", "ipx" if ipm else "simplex")
             h.setOptionValue("run_crossover", "on")
@@ -525,6 +533,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         h.run()
         lp_seconds += time.perf_counter() - s
         pending = 0
+        if ipm:
+            ipm_clock = clock() - c1
         if h.modelStatusToString(h.getModelStatus()) != "Optimal":
             break
         sol = h.getSolution()

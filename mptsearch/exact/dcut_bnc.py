@@ -43,7 +43,7 @@ Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a 
 the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), or UB itself when
 the reductions of :mod:`mptsearch.exact.dcut_reduce` prove that no arborescence is cheaper
 (floating duals, not certified); UB is the trie cost of the best layout. The time limit is
-read by every phase after the closure is built: the root loop (half of the component's share),
+read by every phase after the closure is built: the root loop (:data:`ROOT_SHARE` of the component's share),
 the local search (its steps scaled to what is left), the reductions (no round after the
 deadline), and the SCIP model's build (the clock read every :data:`BUILD_CHECK` rows; a
 model not built in time is not solved). A component whose first LP does not finish in time is
@@ -102,6 +102,10 @@ ROOT_GROWTH = 1.5
 #: the root loop's switch to HiGHS's interior point (cut_lp's ipm_rows): a solve after this many
 #: new rows is done by IPX and crossover, the others by the warm dual simplex (module docstring)
 ROOT_IPM_ROWS = 2000
+#: the root loop's part of a component's time (the rest: the local search, the support program,
+#: the tree). Three quarters: at trace sizes an interior-point round takes minutes and the tree
+#: raises the bound little in what is left (docs/exact.md, the targets)
+ROOT_SHARE = 0.75
 BUILD_CHECK = 512  # the SCIP model build reads the clock every this many rows or variables
 #: SCIP parameters of the tree beyond its defaults: SCIP's own general-purpose separators off (the
 #: directed cuts are the ones that pay here) and five root separation rounds (the HiGHS root loop
@@ -455,7 +459,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         except BuildTimeout:
             mst_instead(masks, "sub-DAGs")
             continue
-        lp_end = None if c_end is None else now() + 0.5 * share
+        lp_end = None if c_end is None else now() + ROOT_SHARE * share
         saved_cuts, saved_best, saved_lay = ([], None, None) if ck is None else ck.component(idx, g, red.groups)
         root_done = ck is not None and ck.root_done(idx)
         try:  # a root whose loop ended (not by the clock) is re-solved once with its saved rows, not redone
