@@ -413,3 +413,33 @@ def test_auto_takes_the_directed_cuts_from_dcut_m(monkeypatch):
     monkeypatch.setattr(auto, "DCUT_M", 10_000)
     r2, method2 = auto.opt_free_exact(inst, max_dp_m=5)
     assert method2 == "closure" and r2.optimal and r2.value == r.value  # two programs, one value
+
+
+def test_interior_point_rounds_keep_the_cut_lp_and_its_certificate(monkeypatch):
+    # the re-solves by IPX and crossover (cut_lp's ipm_rows) must reach the dual simplex loop's
+    # value, and the solver's LP dual after them must still verify in fractions at the ceiling of
+    # that value (K4^(3): 22/3, so 8, OPT_free)
+    import math
+
+    import mptsearch.exact.dcut_bnc as bnc
+    from mptsearch.verify.lpdual import check_dual, dual_certificate
+
+    graphs = [g for inst in [k4_3()] + _random_instances(41, 14, max_n=9, max_m=16) for g in _components(inst)[1]]
+    used = 0
+    for g in graphs:
+        ref = cut_lp(g)
+        for rows in (0, 1):
+            r = cut_lp(g, ipm_rows=rows)
+            assert r.converged and abs(r.value - ref.value) < 1e-6, (rows, r.value, ref.value)
+            used += r.solvers.count("ipx")
+            assert rows or set(r.solvers) == {"ipx"}
+    assert used > len(graphs)  # the interior point did solve after rounds of cuts
+    monkeypatch.setattr(bnc, "ROOT_IPM_ROWS", 1)
+    for inst in [k4_3()] + _random_instances(43, 10, max_n=8, max_m=11):
+        r = opt_free_dcut(inst, keep_duals=True)
+        assert r.optimal and r.value == opt_free(inst).value
+        got = check_dual(inst, dual_certificate(inst, r))
+        assert got.ok and got.lower <= r.value
+        assert got.lower == sum(math.ceil(v - 1e-6) for *_, v in r.duals) or len(r.duals) > 1
+    got = check_dual(k4_3(), dual_certificate(k4_3(), opt_free_dcut(k4_3(), keep_duals=True)))
+    assert got.ok and got.lower == 8

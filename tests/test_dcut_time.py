@@ -171,3 +171,38 @@ def test_a_first_lp_out_of_time_gives_the_mst_bound_and_the_search_layout(monkey
         assert [ph[1] for ph in r.phases] == ["search"] * len(r.phases) and r.phases
         better += r.upper < agglomerative(inst).cost
     assert better  # the search, not agglomerative, gave the layout somewhere
+
+
+def test_an_interior_point_solve_stops_at_the_deadline_too():
+    # the interior point reads the clock every iteration as well (HiGHS's IPM interrupt callback):
+    # a first LP by IPX is stopped within a few ticks of the deadline
+    red = reduce_instance(_zipf(1, 300, 120, 8))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    ticks = []
+    clock = _ticking()
+    start = clock()
+    with pytest.raises(TimeoutError):
+        cut_lp(g, max_rounds=0, ipm_rows=0, deadline=start + 5, clock=clock)
+    assert clock() - start < 9  # stopped inside the solve, not at its end
+    clock = _ticking()
+    lp = cut_lp(g, max_rounds=0, ipm_rows=0, deadline=clock() + 10**8, clock=clock)
+    assert lp.solvers == ["ipx"] and clock() > 12  # the whole solve reads the clock more often than that
+
+
+def test_an_interior_point_round_that_cannot_finish_is_not_started():
+    # one clock tick per read: the first IPX solve takes T ticks; with T // 2 more left after it,
+    # the loop stops before the second IPX solve instead of starting it and being interrupted
+    red = reduce_instance(_zipf(1, 300, 120, 8))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    clock = _ticking()
+    start = clock()
+    first = cut_lp(g, max_rounds=0, ipm_rows=0, deadline=start + 10**8, clock=clock)
+    ticks = clock() - start
+    clock = _ticking()
+    start = clock()
+    lp = cut_lp(g, ipm_rows=0, deadline=start + ticks + ticks // 2, clock=clock)
+    assert lp.solvers == ["ipx"] and not lp.converged and abs(lp.value - first.value) < 1e-9
+    assert clock() < start + ticks + ticks // 2  # stopped before the deadline, not at it
+    assert cut_lp(g, ipm_rows=0).rounds > 1  # the instance does have a second round

@@ -131,6 +131,15 @@ s), no cost perturbation (fewer iterations there, but on m = 500 2,933.1 after 1
 2,934.5); the scaling strategies, the pricing strategy and the DSE check give the same 16,655
 iterations (the matrix is all ±1; scaling changes nothing) and CPU times within the noise.
 Presolve is off for every solve.
+
+*The interior point for the large rounds.* The dual simplex re-solve after a round of many
+thousand cuts is slow at trace sizes (pivots in the order of the rows added, each over a basis
+of the component's nodes and arcs); HiGHS's interior-point solver (IPX) does not warm start but
+its iteration count hardly depends on how many rows were added. With ``ipm_rows`` a solve that
+follows at least that many new rows is done by IPX, then crossover (an optimal basis: the
+solution is a vertex, its row duals those of a basis, and the next re-solves are warm dual
+simplex ones again); the others as before. The rows, and so the value at convergence, do not
+change. Figures in docs/exact.md ("The root loop").
 """
 
 from __future__ import annotations
@@ -152,11 +161,12 @@ TAIL_TOL = 1e-5
 
 
 def stop_at(h, deadline: float, clock) -> list:
-    """Make HiGHS's simplex stop once ``clock()`` reaches ``deadline``, whatever the clock
-    (HiGHS's own time limit counts wall seconds only): a simplex-interrupt callback, which
-    HiGHS calls once per iteration, reads ``clock`` and asks for the interrupt. The solve then
-    ends with the status "Interrupted by user" and its point is not used. Returns a one-item
-    list holding the deadline the callback reads: setting it moves the deadline."""
+    """Make HiGHS's simplex and interior-point solver stop once ``clock()`` reaches
+    ``deadline``, whatever the clock (HiGHS's own time limit counts wall seconds only): an
+    interrupt callback, which HiGHS calls once per iteration of either, reads ``clock`` and asks
+    for the interrupt. The solve then ends with the status "Interrupted by user" and its point
+    is not used. Returns a one-item list holding the deadline the callback reads: setting it
+    moves the deadline."""
     import highspy
 
     box = [deadline]
@@ -167,6 +177,7 @@ def stop_at(h, deadline: float, clock) -> list:
 
     h.setCallback(interrupt, None)
     h.startCallback(highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt)
+    h.startCallback(highspy.cb.HighsCallbackType.kCallbackIpmInterrupt)
     return box
 
 
@@ -351,8 +362,9 @@ class CutLP:
     ``x`` the LP solution, ``reduced`` the reduced costs, ``duals`` the row duals of ``model``,
     ``rounds``, ``cuts`` (active cut rows at the end, their arcs in ``cut_arcs``), ``converged`` (no violated cut left),
     ``seconds``, ``lp_seconds`` (HiGHS's share), ``history`` per solved LP (round, value, active
-    cut rows, wall s, clock s, simplex iterations of that solve), ``readded`` the rows taken back from
-    the pool."""
+    cut rows, wall s, clock s, simplex iterations of that solve), ``solvers`` per solved LP the
+    method ("simplex", or "ipx" for the interior point with crossover), ``readded`` the rows taken
+    back from the pool."""
 
     value: float
     cover_value: float
@@ -368,6 +380,7 @@ class CutLP:
     lp_seconds: float
     history: list = field(default_factory=list)
     readded: int = 0
+    solvers: list = field(default_factory=list)
 
 
 def _base_rows(g: ClosureGraph):
@@ -430,7 +443,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
            nested: int = NESTED, target: float | None = None, tail_rounds: int | None = None,
            tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter, max_cuts: int | None = None,
            per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None,
-           cut_growth: float = 1.0, first_deadline: float | None = None) -> CutLP:
+           cut_growth: float = 1.0, first_deadline: float | None = None,
+           ipm_rows: int | None = None) -> CutLP:
     """The cut LP of one component by the cut loop (module docstring).
 
     Parameters
@@ -478,6 +492,14 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         Rounds a cut row must stay slack (x above 1 + tol, dual 0) before it goes to the pool.
     highs_options : dict, optional
         HiGHS options set after the loop's own (e.g. ``simplex_dual_edge_weight_strategy``).
+    ipm_rows : int, optional
+        A solve that follows the addition of at least this many rows (cuts of the round, rows
+        back from the pool, or the starting ``cuts``) is done by HiGHS's interior-point solver
+        (IPX) followed by crossover, which leaves an optimal basis for the warm dual simplex
+        re-solves after it; the others by the dual simplex. None: the dual simplex always.
+        With a ``deadline``, an interior-point solve is not started when the last one took
+        longer than the time left (it would be stopped unfinished; its time goes to what
+        follows the loop).
 
     Notes
     -----
@@ -521,13 +543,26 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
                   [np.inf] * len(first))
         active.extend((kind, arcs, 0) for kind, arcs in first)
     lp_seconds = 0.0
-    history = []
+    history, solvers = [], []
     cover = snap = None
     rounds, converged, readded = 0, False, 0
+    pending = len(active)  # rows added since the last solve
+    ipm_clock = None  # clock seconds of the last interior-point solve
     while True:
+        ipm = ipm_rows is not None and pending >= ipm_rows
+        if ipm and snap is not None and deadline is not None and ipm_clock is not None and \
+                clock() + ipm_clock > deadline:
+            break  # the last one would not finish in time: the time is left to what follows
+        c1 = clock()
+        if ipm_rows is not None:
+            h.setOptionValue("solver", "ipx" if ipm else "simplex")
+            h.setOptionValue("run_crossover", "on")
         s = time.perf_counter()
         h.run()
         lp_seconds += time.perf_counter() - s
+        pending = 0
+        if ipm:
+            ipm_clock = clock() - c1
         if h.modelStatusToString(h.getModelStatus()) != "Optimal":
             break
         sol = h.getSolution()
@@ -542,6 +577,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         snap = (value, x, reduced, duals, [kind for kind, _, _ in active], [arcs for _, arcs, _ in active])
         history.append((rounds, value, len(active), time.perf_counter() - t0, round(clock() - c0, 1),
                         h.getInfo().simplex_iteration_count))
+        solvers.append("ipx" if ipm else "simplex")
         if rounds >= max_rounds or (deadline is not None and clock() >= deadline):
             break
         if target is not None and math.ceil(value - 1e-6) >= target:
@@ -598,6 +634,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for _, a in fresh], [1.0] * len(fresh),
                   [np.inf] * len(fresh))
         active.extend((kind, arcs, 0) for kind, arcs in fresh)
+        pending = len(fresh)
     if snap is None:
         raise TimeoutError("the cut LP's first solve did not finish")
     value, x, reduced, duals, cutkinds, cutarcs = snap
@@ -605,4 +642,4 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
                  model=CutModel(g, kinds + cutkinds, lo + [1.0] * len(cutkinds)), rounds=rounds,
                  cuts=len(cutkinds), cut_arcs=cutarcs, converged=converged,
                  seconds=time.perf_counter() - t0, lp_seconds=lp_seconds, history=history,
-                 readded=readded)
+                 readded=readded, solvers=solvers)

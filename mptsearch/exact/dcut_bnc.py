@@ -43,8 +43,8 @@ Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a 
 the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), or UB itself when
 the reductions of :mod:`mptsearch.exact.dcut_reduce` prove that no arborescence is cheaper
 (floating duals, not certified); UB is the trie cost of the best layout. The time limit is
-read by every phase after the closure is built: the root loop (no round after half of the
-component's share, :data:`ROOT_SHARE`; its first LP, the cover LP solved from scratch, may run
+read by every phase after the closure is built: the root loop (no round after three quarters
+of the component's share, :data:`ROOT_SHARE`; its first LP, the cover LP solved from scratch, may run
 on to :data:`FIRST_LP_SHARE` of it), the local search (its steps scaled to what is left), the
 reductions (no round after the deadline), and the SCIP model's build (the clock read every
 :data:`BUILD_CHECK` rows; a model not built in time is not solved). A component whose first LP
@@ -97,7 +97,6 @@ __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "component_
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
 TAIL_ROUNDS = 3  # root tailing off: the tree separates on
-ROOT_SHARE = 0.5  # the root loop starts no round after this share of a component's time
 #: the first LP (the cover LP, solved from scratch) may run on to this share: past ROOT_SHARE the
 #: loop stops after it, and a component whose first LP ends past this share keeps the rest for
 #: the local search (its layout, against agglomerative's, and the MST bound)
@@ -107,6 +106,13 @@ FIRST_LP_SHARE = 0.8
 #: growing 1.5x ended with a lower root bound than one uncapped round (benchmarks/HISTORY.md)
 ROOT_CUTS = None
 ROOT_GROWTH = 1.5
+#: the root loop's switch to HiGHS's interior point (cut_lp's ipm_rows): a solve after this many
+#: new rows is done by IPX and crossover, the others by the warm dual simplex (module docstring)
+ROOT_IPM_ROWS = 2000
+#: the root loop's part of a component's time (the rest: the local search, the support program,
+#: the tree). Three quarters: at trace sizes an interior-point round takes minutes and the tree
+#: raises the bound little in what is left (docs/exact.md, the targets)
+ROOT_SHARE = 0.75
 BUILD_CHECK = 512  # the SCIP model build reads the clock every this many rows or variables
 #: SCIP parameters of the tree beyond its defaults: SCIP's own general-purpose separators off (the
 #: directed cuts are the ones that pay here) and five root separation rounds (the HiGHS root loop
@@ -528,7 +534,8 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         try:  # a root whose loop ended (not by the clock) is re-solved once with its saved rows, not redone
             lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
                         cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now,
-                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH, first_deadline=first_end)
+                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH, first_deadline=first_end,
+                        ipm_rows=ROOT_IPM_ROWS)
         except TimeoutError:  # not even the first LP in time: the MST bound, and the search's layout
             b = mst_instead(masks, "root LP")
             best = None
