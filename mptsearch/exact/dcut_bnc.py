@@ -234,8 +234,8 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     points are the same, since in(v) is 0 or 1 at every 0/1 point of the rows.
     ``steiner_cuts`` has the handler separate the Steiner node cuts x(δ⁻(S)) >= in(v) of
     :mod:`mptsearch.exact.dcut` (valid for every arborescence) on every node's LP as well. Both
-    are off by default: neither raised the bound faster on the Zipf instance where the tree is
-    the slow side (docs/exact.md, "Where the tree's time goes").
+    are off by default: what they do to the tree's bound has not been measured (docs/exact.md,
+    "Where OPT_free lies on m = 200 #1"; the Steiner node cuts do not move the root LP there).
 
     ``time_limit`` covers the whole call: the model is built in Python (a variable per arc, a
     row per node and arc, the initial cuts), with the clock read every :data:`BUILD_CHECK`
