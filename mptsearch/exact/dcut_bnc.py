@@ -235,9 +235,8 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     ``steiner_cuts`` has the handler separate the Steiner node cuts x(δ⁻(S)) >= in(v) of
     :mod:`mptsearch.exact.dcut` (valid for every arborescence) on every node's LP as well. Both
     are off by default: on the Zipf instance where the tree is the slow side, vertex branching
-    ended 120 CPU s at a lower bound than without it, and the Steiner node cuts do not move the
-    root LP there (their effect in the tree not measured; docs/exact.md, "Where OPT_free lies
-    on m = 200 #1").
+    ended 120 CPU s at a lower bound than without it, and the Steiner node cuts a little higher
+    but far from the proof's need (docs/exact.md, "Where OPT_free lies on m = 200 #1").
 
     ``time_limit`` covers the whole call: the model is built in Python (a variable per arc, a
     row per node and arc, the initial cuts), with the clock read every :data:`BUILD_CHECK`
