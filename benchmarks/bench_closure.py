@@ -365,7 +365,9 @@ def run_dcut(argv):
         r = opt_free_dcut(inst, time_limit=limit, clock=a.clock)
         row["dcut"] = {"lower": r.lower, "upper": r.upper, "optimal": r.optimal, "gap": r.gap,
                        "lp": r.lp_bound, "limit": limit, "clock": a.clock, "seconds": time.perf_counter() - t0,
-                       "cpu": time.process_time() - c0, "status": r.status, "sets": r.sets}
+                       "cpu": time.process_time() - c0, "status": r.status, "sets": r.sets,
+                       # per phase: component, phase, clock seconds since the start, its lower bound, best layout
+                       "phases": r.phases}
         if a.label:
             row["label"] = a.label
         if "cover" in row:

@@ -6,6 +6,8 @@ Usage (from the repository root; CPU seconds of this process, the machine may be
     python benchmarks/bench_cut_loop.py loop M SEED '{"nested": 2}' ['{...}' ...]
     python benchmarks/bench_cut_loop.py fixing M SEED UB [UB ...]
     python benchmarks/bench_cut_loop.py tree M SEED SECONDS '{}' ours ['{...}' ...]
+    python benchmarks/bench_cut_loop.py prove M SEED UB SECONDS '{}' ['{...}' ...]
+    python benchmarks/bench_cut_loop.py steiner M SEED
 
 ``loop`` runs a re-implementation of :func:`mptsearch.exact.dcut.cut_lp`'s loop with knobs
 (``nested`` cuts per request, ``maxcuts`` per round, ``drop_after`` slack rounds, ``lazy``: the
@@ -17,7 +19,16 @@ and by :func:`mptsearch.exact.dcut_reduce.reduce_fixing` for each upper bound UB
 runs the root loop, the LP-guided search (its layout's cost is UB), the fixings, then SCIP's
 tree for SECONDS wall with each set of SCIP parameters in turn over SCIP's own defaults (``{}``:
 the defaults; ``ours``: :data:`mptsearch.exact.dcut_bnc.SCIP_PARAMS`) and prints its status,
-bound, layout and counts.
+bound, layout and counts. ``prove`` asks how fast the tree proves that no layout costs less than
+UB (a known layout's cost, typically the optimum): the root loop as ``opt_free_dcut`` runs it,
+the reductions for UB, then :func:`mptsearch.exact.dcut_bnc.branch_and_cut` with the cutoff UB
+for SECONDS CPU seconds, once per configuration (JSON keyword arguments of ``branch_and_cut``:
+``params``, SCIP parameters over :data:`~mptsearch.exact.dcut_bnc.SCIP_PARAMS`,
+``vertex_branching``, ``steiner_cuts``); rows appended to
+benchmarks/results/closure_dcut_tree.json (status, bound, SCIP's dual bound, nodes, LP
+iterations, CPU and wall seconds, load average). ``steiner`` runs ``cut_lp`` to convergence, then
+a loop over that LP adding the violated cut rows and Steiner node cuts x(δ⁻(S)) >= in(v)
+(mptsearch/exact/dcut.py) until neither kind is violated, printing the value each round.
 """
 
 import itertools
@@ -166,6 +177,86 @@ def loop(g, sub, lazy=False, maxcuts=None, nested=0, back=True, drop_after=2, ma
     return value, rounds, time.process_time() - t0, lp_cpu, iters
 
 
+def steiner_rounds(g, sub):
+    """The ``steiner`` command (module docstring)."""
+    from mptsearch.exact.dcut import _into_lists
+
+    c0 = time.process_time()
+    lp = cut_lp(g, subdags=sub, tail_rounds=None, max_rounds=100, clock=time.process_time)
+    print(f"cut LP {lp.value:.4f}, {lp.rounds} rounds, converged {lp.converged}, "
+          f"{time.process_time() - c0:.1f} CPU s", flush=True)
+    into = _into_lists(g)
+    steiner = [v for v in range(1, len(g.sets)) if v not in set(g.requests)]
+    ssub = request_subdags(g, targets=steiner)
+    h = _new_highs()
+    for k, v in (("output_flag", False), ("threads", 1), ("presolve", "off")):
+        h.setOptionValue(k, v)
+    na = len(g.tails)
+    h.addVars(na, np.zeros(na), np.ones(na))
+    h.changeColsCost(na, np.arange(na, dtype=np.int32), g.costs.astype(np.float64))
+    rows, lo, hi, _ = _base_rows(g)
+    _add_rows(h, rows, lo, hi)
+    _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for a in lp.cut_arcs], [1.0] * len(lp.cut_arcs),
+              [np.inf] * len(lp.cut_arcs))
+    for it in range(100):
+        h.run()
+        x = np.array(h.getSolution().col_value)
+        inflow = np.zeros(len(g.sets))
+        np.add.at(inflow, g.heads, x)
+        new = [(arcs.astype(np.int32), np.ones(len(arcs)), 1.0) for _, _, arcs in separate(x, sub, tol=TOL)]
+        nreq = len(new)
+        for r, _, arcs in separate(x, ssub, tol=TOL, goal=inflow[steiner]):
+            coef = {}
+            for a in arcs.tolist():
+                coef[a] = coef.get(a, 0.0) + 1.0
+            for a in into[steiner[r]]:
+                coef[a] = coef.get(a, 0.0) - 1.0
+            idx = np.array([a for a, c in coef.items() if c], dtype=np.int32)
+            new.append((idx, np.array([coef[a] for a in idx.tolist()]), 0.0))
+        print(f"round {it}: LP {h.getInfo().objective_function_value:.4f}, violated cut rows {nreq}, "
+              f"Steiner node cuts {len(new) - nreq}, {time.process_time() - c0:.1f} CPU s", flush=True)
+        if not new:
+            break
+        _add_rows(h, [(i, c) for i, c, _ in new], [b for _, _, b in new], [np.inf] * len(new))
+
+
+def prove(g, sub, m, seed, ub, seconds, configs):
+    """The ``prove`` command (module docstring)."""
+    import os
+
+    from mptsearch.exact.dcut_bnc import TAIL_ROUNDS, branch_and_cut
+    from mptsearch.provenance import git_commit
+
+    out = Path(__file__).resolve().parent / "results" / "closure_dcut_tree.json"
+    c0 = time.process_time()
+    lp = cut_lp(g, subdags=sub, tail_rounds=TAIL_ROUNDS, clock=time.process_time)
+    root_cpu = time.process_time() - c0
+    fz, fo = reduced_cost_fixing(lp.value, lp.reduced, ub)
+    fix = reduce_fixing(g, fz, fo, lb=lp.value, reduced=lp.reduced, upper=ub)
+    print(f"zipf-unit m={m} k=10 #{seed}: root LP {lp.value:.3f} ({root_cpu:.1f} CPU s), UB {ub}, "
+          f"{int(fix.zero.sum())} of {len(g.tails)} arcs at 0, {int(fix.one.sum())} at 1", flush=True)
+    for cfg in configs:
+        kw = json.loads(cfg)
+        stats = {}
+        row = {"instance": f"zipf-unit m={m} k=10 #{seed}", "ub": ub, "root_lp": lp.value, "config": kw,
+               "limit": seconds, "git_commit": git_commit(), "load_average_before": os.getloadavg()}
+        c1, w1 = time.process_time(), time.perf_counter()
+        st, b, x, nodes = branch_and_cut(g, sub, time_limit=seconds, fixed_zero=fix.zero, fixed_one=fix.one,
+                                         cuts=lp.cut_arcs, cutoff=ub, stats=stats, clock="cpu", **kw)
+        row.update(status=st, bound=b, layout=None if x is None else int(g.costs[x].sum()),
+                   dual_bound=stats.get("dual_bound"), nodes=nodes, lp_iterations=stats.get("lp_iterations"),
+                   node_lp_iterations=stats.get("node_lp_iterations"),
+                   strong_branching_iterations=stats.get("strong_branching_iterations"),
+                   cuts_added=stats.get("separated"), cpu=time.process_time() - c1,
+                   seconds=time.perf_counter() - w1, load_average_after=os.getloadavg())
+        print(json.dumps(row), flush=True)
+        data = json.loads(out.read_text()) if out.exists() else {"rows": []}
+        data["rows"].append(row)
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, out)
+
+
 def main():
     what = sys.argv[1]
     if what == "dense":  # dense N:K:M cfg...: the loop on the dense suite's first sample (seed 25)
@@ -216,6 +307,10 @@ def main():
         for cfg in sys.argv[4:]:
             v, r, cpu, lp_cpu, it = loop(g, sub, **json.loads(cfg))
             print(f"{cfg}: value {v:.3f} rounds {r} CPU {cpu:.2f} s, HiGHS {lp_cpu:.2f} s, {it} iterations", flush=True)
+    elif what == "steiner":
+        steiner_rounds(g, sub)
+    elif what == "prove":
+        prove(g, sub, m, seed, int(sys.argv[4]), float(sys.argv[5]), sys.argv[6:])
     elif what == "tree":
         from mptsearch.exact import dcut_bnc
         from mptsearch.exact.dcut_bnc import _lp_guided_search, branch_and_cut

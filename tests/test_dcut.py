@@ -3,6 +3,7 @@ DP, the cover program's LP and slow twins: the sibling lemma behind the cover LP
 the separation against every node set, the cut LP between the cover LP and OPT_free, the
 branch-and-cut's value, and reduced-cost fixing keeping an optimum."""
 
+import math
 import random
 
 import numpy as np
@@ -81,6 +82,53 @@ def test_separation_finds_the_least_cut_of_every_request():
                     assert abs(x[arcs].sum() - least) < 1e-4
                 checked += 1
     assert checked > 50
+
+
+def test_steiner_node_separation_finds_the_least_cut_below_in_v():
+    # goal in(v) per sub-DAG: a cut is returned iff the least cut of D_v is below in(v), never one
+    # at or above it (the kernel's threshold is goal - tol, not 1 - tol)
+    rng = np.random.default_rng(6)
+    checked = hits = 0
+    for inst in _random_instances(13, 60, max_n=6, max_m=9):
+        for g in _components(inst)[1]:
+            steiner = [v for v in range(1, len(g.sets)) if v not in set(g.requests)]
+            if not steiner:
+                continue
+            sub = request_subdags(g, targets=steiner)
+            x = rng.random(len(g.tails)) * rng.choice([0.3, 0.6, 1.0])
+            inflow = np.zeros(len(g.sets))
+            np.add.at(inflow, g.heads, x)
+            goal = inflow[steiner]
+            cuts = separate(x, sub, goal=goal)
+            tails, heads = g.tails.tolist(), g.heads.tolist()
+            for r, v in enumerate(steiner):
+                below = sub[r].nodes.tolist()
+                if len(below) > 14:
+                    continue
+                least = naive_min_dicut(tails, heads, x, 0, v, below)
+                mine = [c for c in cuts if c[0] == r]
+                assert bool(mine) == (least < goal[r] - 1e-6)
+                for _, nodes, arcs in mine:
+                    S = set(nodes)
+                    assert v in S and 0 not in S
+                    assert sorted(arcs.tolist()) == [a for a in range(len(tails)) if heads[a] in S
+                                                     and tails[a] not in S]
+                    assert abs(x[arcs].sum() - least) < 1e-4
+                checked += 1
+                hits += bool(mine)
+    assert checked > 50 and 0 < hits < checked
+
+
+def test_vertex_branching_and_steiner_cuts_keep_the_dp_value():
+    for inst in _random_instances(26, 20, max_n=7, max_m=10):
+        single, graphs = _components(inst)
+        for kw in ({"vertex_branching": True}, {"steiner_cuts": True}):
+            total = single
+            for g in graphs:
+                st, b, x, _ = branch_and_cut(g, request_subdags(g), time_limit=None, **kw)
+                assert st == "optimal" and reachable_all(g, x) and b == int(g.costs[x].sum())
+                total += b
+            assert total == opt_free(inst).value
 
 
 def _assert_valid_cuts(g, cuts, x, per_request):
@@ -222,6 +270,20 @@ def test_a_tiny_root_cap_keeps_the_exact_values_and_the_certificate(monkeypatch)
     assert sum(b for _, b in seen) > 0  # and rows came back from the pool
 
 
+def test_phases_record_the_bracket_as_it_narrows():
+    rng = np.random.default_rng(2)
+    p = 1.0 / (np.arange(40) + 1) ** 1.1
+    reqs = {tuple(sorted(rng.choice(40, size=6, replace=False, p=p / p.sum()).tolist())) for _ in range(40)}
+    r = opt_free_dcut(from_lists(sorted(reqs)))
+    # one component of 183 sets: the root LP (125), the search (126), the tree proving 126
+    assert [ph[1] for ph in r.phases] == ["root", "search", "fixing", "support", "tree"]
+    assert all(ph[0] == 0 for ph in r.phases)
+    assert all(a[2] <= b[2] for a, b in zip(r.phases, r.phases[1:]))
+    assert all(up is None or low <= up for _, _, _, low, up in r.phases)
+    assert r.phases[0][3] == math.ceil(r.lp_bound - 1e-6) < r.value
+    assert r.optimal and r.phases[-1][3:] == (r.value, r.value) == (126, 126)
+
+
 def test_branch_and_cut_on_known_families():
     assert opt_free_dcut(k4_3()).value == 8
     assert opt_free_dcut(leave_one_out(5)).value == 12
@@ -351,3 +413,33 @@ def test_auto_takes_the_directed_cuts_from_dcut_m(monkeypatch):
     monkeypatch.setattr(auto, "DCUT_M", 10_000)
     r2, method2 = auto.opt_free_exact(inst, max_dp_m=5)
     assert method2 == "closure" and r2.optimal and r2.value == r.value  # two programs, one value
+
+
+def test_interior_point_rounds_keep_the_cut_lp_and_its_certificate(monkeypatch):
+    # the re-solves by IPX and crossover (cut_lp's ipm_rows) must reach the dual simplex loop's
+    # value, and the solver's LP dual after them must still verify in fractions at the ceiling of
+    # that value (K4^(3): 22/3, so 8, OPT_free)
+    import math
+
+    import mptsearch.exact.dcut_bnc as bnc
+    from mptsearch.verify.lpdual import check_dual, dual_certificate
+
+    graphs = [g for inst in [k4_3()] + _random_instances(41, 14, max_n=9, max_m=16) for g in _components(inst)[1]]
+    used = 0
+    for g in graphs:
+        ref = cut_lp(g)
+        for rows in (0, 1):
+            r = cut_lp(g, ipm_rows=rows)
+            assert r.converged and abs(r.value - ref.value) < 1e-6, (rows, r.value, ref.value)
+            used += r.solvers.count("ipx")
+            assert rows or set(r.solvers) == {"ipx"}
+    assert used > len(graphs)  # the interior point did solve after rounds of cuts
+    monkeypatch.setattr(bnc, "ROOT_IPM_ROWS", 1)
+    for inst in [k4_3()] + _random_instances(43, 10, max_n=8, max_m=11):
+        r = opt_free_dcut(inst, keep_duals=True)
+        assert r.optimal and r.value == opt_free(inst).value
+        got = check_dual(inst, dual_certificate(inst, r))
+        assert got.ok and got.lower <= r.value
+        assert got.lower == sum(math.ceil(v - 1e-6) for *_, v in r.duals) or len(r.duals) > 1
+    got = check_dual(k4_3(), dual_certificate(k4_3(), opt_free_dcut(k4_3(), keep_duals=True)))
+    assert got.ok and got.lower == 8

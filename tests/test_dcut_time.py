@@ -131,3 +131,78 @@ def test_a_highs_solve_stops_at_the_deadline_of_any_clock():
     clock = _ticking()
     lp = cut_lp(g, max_rounds=3, deadline=clock() + 10**8, clock=clock)
     assert lp.value > whole.value + 1e-6  # the callback lets a far deadline's rounds run and raise the bound
+
+
+def test_the_first_lp_may_run_on_to_its_own_deadline():
+    # a first solve that the loop's deadline would stop finishes under first_deadline, and the
+    # loop ends right after it with the cover LP's value (no round past the deadline)
+    red = reduce_instance(_zipf(1, 300, 120, 8))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    whole = cut_lp(g, max_rounds=0)
+    clock = _ticking()
+    start = clock()
+    with pytest.raises(TimeoutError):
+        cut_lp(g, deadline=start + 40, clock=clock)
+    clock = _ticking()
+    start = clock()
+    lp = cut_lp(g, deadline=start + 40, first_deadline=start + 10**8, clock=clock)
+    assert lp.rounds == 0 and len(lp.history) == 1 and abs(lp.value - whole.value) < 1e-6
+
+
+def test_a_first_lp_out_of_time_gives_the_mst_bound_and_the_search_layout(monkeypatch):
+    # the root LP raising as if out of time: the MST bound below, and above it the local search's
+    # layout from the requests (trie-costed, never above agglomerative's)
+    import mptsearch.exact.dcut as dcut_mod
+    from mptsearch.heuristics.agglomerative import agglomerative
+
+    def late(*args, **kwargs):
+        raise TimeoutError("the cut LP's first solve did not finish (test)")
+
+    monkeypatch.setattr(dcut_mod, "cut_lp", late)
+    better = 0
+    for seed in range(3):
+        inst = _zipf(seed, 60, 40, 6)
+        red = reduce_instance(inst)
+        r = opt_free_dcut(inst, time_limit=2, clock="cpu")  # the search's steps scaled to about 2 s
+        assert r.lower == sum(component_mst_bound(m, red.weights) for _, m in red.components)
+        assert r.upper == trie_cost(inst, r.layout) <= agglomerative(inst).cost
+        assert "timelimit (root LP: MST bound)" in r.status and "root LP out of time" in r.weaker_bound
+        assert [ph[1] for ph in r.phases] == ["search"] * len(r.phases) and r.phases
+        better += r.upper < agglomerative(inst).cost
+    assert better  # the search, not agglomerative, gave the layout somewhere
+
+
+def test_an_interior_point_solve_stops_at_the_deadline_too():
+    # the interior point reads the clock every iteration as well (HiGHS's IPM interrupt callback):
+    # a first LP by IPX is stopped within a few ticks of the deadline
+    red = reduce_instance(_zipf(1, 300, 120, 8))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    ticks = []
+    clock = _ticking()
+    start = clock()
+    with pytest.raises(TimeoutError):
+        cut_lp(g, max_rounds=0, ipm_rows=0, deadline=start + 5, clock=clock)
+    assert clock() - start < 9  # stopped inside the solve, not at its end
+    clock = _ticking()
+    lp = cut_lp(g, max_rounds=0, ipm_rows=0, deadline=clock() + 10**8, clock=clock)
+    assert lp.solvers == ["ipx"] and clock() > 12  # the whole solve reads the clock more often than that
+
+
+def test_an_interior_point_round_that_cannot_finish_is_not_started():
+    # one clock tick per read: the first IPX solve takes T ticks; with T // 2 more left after it,
+    # the loop stops before the second IPX solve instead of starting it and being interrupted
+    red = reduce_instance(_zipf(1, 300, 120, 8))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    g = closure_graph(masks, red.weights)
+    clock = _ticking()
+    start = clock()
+    first = cut_lp(g, max_rounds=0, ipm_rows=0, deadline=start + 10**8, clock=clock)
+    ticks = clock() - start
+    clock = _ticking()
+    start = clock()
+    lp = cut_lp(g, ipm_rows=0, deadline=start + ticks + ticks // 2, clock=clock)
+    assert lp.solvers == ["ipx"] and not lp.converged and abs(lp.value - first.value) < 1e-9
+    assert clock() < start + ticks + ticks // 2  # stopped before the deadline, not at it
+    assert not cut_lp(g, ipm_rows=0, max_rounds=1).converged  # the instance does have a second round

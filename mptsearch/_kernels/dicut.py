@@ -96,14 +96,16 @@ def _augment_to(k, base, abase, goal, cap, flow, ltail, lhead, adj_ptr, adj_arc,
 
 @njit(cache=True)
 def separate_all(x, todo, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, tol, back, nested,
-                 out_req, out_val, out_nptr, out_nodes, out_aptr, out_arcs):
+                 out_req, out_val, out_nptr, out_nodes, out_aptr, out_arcs, goal):
     """The violated cuts of every request r with ``todo[r]``: the source-side minimum cut (the
     nodes the residual graph cannot reach from ∅), with ``back`` the sink-side one (the nodes
     reaching R), and with ``nested`` > 0 up to that many *nested* cuts after it: the arcs of the
     last cut get capacity 1 and the flow is augmented again, so the next minimum cut lies
     elsewhere (Koch and Martin's nested cuts). Writes cut c's request, value, global nodes
     ``out_nodes[out_nptr[c]:out_nptr[c+1]]`` and global arcs likewise; returns the number of
-    cuts. The output arrays should hold ``2 * (1 + nested) * todo.sum()`` cuts (two per round)
+    cuts. ``goal[r]`` is the flow sub-DAG r must carry (1 for a request; in(v) for the Steiner
+    node cuts of :mod:`mptsearch.exact.dcut`): a cut is violated when its value is below
+    ``goal[r] - tol``. The output arrays should hold ``2 * (1 + nested) * todo.sum()`` cuts (two per round)
     of the largest sub-DAG's size; the search stops early rather than write past them."""
     maxk = 0
     maxa = 0
@@ -131,8 +133,9 @@ def separate_all(x, todo, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
         for j in range(na):
             cap[j] = max(0.0, x[garc[abase + j]])
             flow[j] = 0.0
-        got = _augment_to(k, base, abase, 1.0 - tol, cap, flow, ltail, lhead, adj_ptr, adj_arc, seen, pred, queue)
-        if got >= 1.0 - tol:
+        need = goal[r] - tol
+        got = _augment_to(k, base, abase, need, cap, flow, ltail, lhead, adj_ptr, adj_arc, seen, pred, queue)
+        if got >= need:
             continue
         nlast = 0
         rounds = 1 + nested
@@ -141,9 +144,9 @@ def separate_all(x, todo, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
                 # nested: the last cut's arcs opened to capacity 1, then more flow
                 for q in range(nlast):
                     cap[last[q]] = 1.0
-                got += _augment_to(k, base, abase, 1.0 - tol - got, cap, flow, ltail, lhead, adj_ptr, adj_arc,
+                got += _augment_to(k, base, abase, need - got, cap, flow, ltail, lhead, adj_ptr, adj_arc,
                                    seen, pred, queue)
-                if got >= 1.0 - tol:
+                if got >= need:
                     break
             for side in range(2 if back else 1):
                 if side == 0:
@@ -164,7 +167,7 @@ def separate_all(x, todo, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
                         val += x[garc[abase + j]]
                         out_arcs[a0 + na_out] = garc[abase + j]
                         na_out += 1
-                if val >= 1.0 - tol:
+                if val >= need:
                     continue
                 # the same arc set as the cut just written (source and sink sides agree)?
                 if nc > 0 and out_req[nc - 1] == r and out_aptr[nc] - out_aptr[nc - 1] == na_out:

@@ -79,6 +79,9 @@ class ClosureResult:
     formulation: str = ""  # "cover", "pairs" or "cover+pairs" (per component), "none"
     search_upper: int | None = None  # the local search's cost(U), summed over components
     weaker_bound: str = ""  # which components got a weaker bound than the program's, and why ('' when none)
+    #: the directed-cut solver's phases as they ended: (component position, phase, seconds of the
+    #: solve's clock since its start, the component's lower bound, its best layout's cost or None)
+    phases: list = field(default_factory=list, repr=False)
 
     @property
     def savings(self) -> int | None:

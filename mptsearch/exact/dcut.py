@@ -75,6 +75,20 @@ and Martin): after the minimum cuts of a request, the arcs of the last one get c
 the flow is augmented on; a new minimum cut below ``1 - tol`` is another violated row, further
 from R (valid for the same reason, though not a minimum cut of x).
 
+**Steiner node cuts (valid, proved).** For any node v ≠ ∅ and any node set S with v ∈ S,
+∅ ∉ S, x(δ⁻(S)) >= in(v) holds for every arborescence T rooted at ∅: if v is not in T,
+in(v) = 0 <= x(δ⁻(S)); if it is, T's path from ∅ to v starts outside S and ends inside, so an
+arc of it enters S, and in(v) = 1 (one parent). For a request this is a cut row (in(R) = 1). The
+separation argument above holds word for word with D_v (the nodes below v) and the goal in(v)
+instead of 1: a violated row exists for v iff the maximum ∅-v flow of D_v under x is below
+in(v) (``separate``'s ``goal``). Measured (``python benchmarks/bench_cut_loop.py steiner 200
+1``): at the converged cut LP of the unit Zipf instance m = 200, seed 1 (1,236.1018), 26
+Steiner node cuts are violated (and 60 cut rows the loop had dropped to its pool); with all of
+them added the LP value does not move and nothing of either kind is violated. The tree can
+separate them (:func:`mptsearch.exact.dcut_bnc.branch_and_cut`'s
+``steiner_cuts``, opt-in; in 120 CPU s of the tree on that instance they raised SCIP's bound a
+little, 1,236.95 against 1,236.84, far from the 1,238 a proof needs: docs/exact.md).
+
 **Which rows are kept.** The cover rows stay in their single-arc form (in(v) <= 1, in(R) = 1,
 x(X -> Y) <= in(X)): without the last ones the cut loop needs many more cuts and rounds
 (measured once on a unit Zipf instance with m = 200, k = 10: 1,225.5 after 12 rounds against
@@ -118,6 +132,15 @@ s), no cost perturbation (fewer iterations there, but on m = 500 2,933.1 after 1
 2,934.5); the scaling strategies, the pricing strategy and the DSE check give the same 16,655
 iterations (the matrix is all ±1; scaling changes nothing) and CPU times within the noise.
 Presolve is off for every solve.
+
+*The interior point for the large rounds.* The dual simplex re-solve after a round of many
+thousand cuts is slow at trace sizes (pivots in the order of the rows added, each over a basis
+of the component's nodes and arcs); HiGHS's interior-point solver (IPX) does not warm start but
+its iteration count hardly depends on how many rows were added. With ``ipm_rows`` a solve that
+follows at least that many new rows is done by IPX, then crossover (an optimal basis: the
+solution is a vertex, its row duals those of a basis, and the next re-solves are warm dual
+simplex ones again); the others as before. The rows, and so the value at convergence, do not
+change. Figures in docs/exact.md ("The root loop").
 """
 
 from __future__ import annotations
@@ -138,19 +161,25 @@ NESTED = 2  # nested cuts per violated request and round (module docstring: none
 TAIL_TOL = 1e-5
 
 
-def stop_at(h, deadline: float, clock) -> None:
-    """Make HiGHS's simplex stop once ``clock()`` reaches ``deadline``, whatever the clock
-    (HiGHS's own time limit counts wall seconds only): a simplex-interrupt callback, which
-    HiGHS calls once per iteration, reads ``clock`` and asks for the interrupt. The solve then
-    ends with the status "Interrupted by user" and its point is not used."""
+def stop_at(h, deadline: float, clock) -> list:
+    """Make HiGHS's simplex and interior-point solver stop once ``clock()`` reaches
+    ``deadline``, whatever the clock (HiGHS's own time limit counts wall seconds only): an
+    interrupt callback, which HiGHS calls once per iteration of either, reads ``clock`` and asks
+    for the interrupt. The solve then ends with the status "Interrupted by user" and its point
+    is not used. Returns a one-item list holding the deadline the callback reads: setting it
+    moves the deadline."""
     import highspy
 
+    box = [deadline]
+
     def interrupt(ctype, msg, data_out, data_in, user):
-        if clock() >= deadline:
+        if clock() >= box[0]:
             data_in.user_interrupt = True
 
     h.setCallback(interrupt, None)
     h.startCallback(highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt)
+    h.startCallback(highspy.cb.HighsCallbackType.kCallbackIpmInterrupt)
+    return box
 
 
 @dataclass
@@ -171,17 +200,19 @@ def _into_lists(g: ClosureGraph) -> list:
     return into
 
 
-def request_subdags(g: ClosureGraph, *, deadline: float | None = None, clock=time.perf_counter) -> list:
+def request_subdags(g: ClosureGraph, *, deadline: float | None = None, clock=time.perf_counter,
+                    targets: list | None = None) -> list:
     """D_R for every request R of ``g`` (module docstring): the nodes with a path to R (C's
     subsets of R and ∅) and the arcs among them. O(sum over R of D_R's arcs). With
     ``deadline`` (a ``clock()`` value) the clock is read before each request, and
-    :class:`~mptsearch.exact.closure.BuildTimeout` raised once past it."""
+    :class:`~mptsearch.exact.closure.BuildTimeout` raised once past it. ``targets`` (node ids)
+    replaces the requests: the same sub-DAG of each of these nodes."""
     from .closure import BuildTimeout
 
     into = _into_lists(g)
     tails = g.tails.tolist()
     out = SubDagList()
-    for r in g.requests:
+    for r in (g.requests if targets is None else targets):
         if deadline is not None and clock() >= deadline:
             raise BuildTimeout("out of time building the per-request sub-DAGs")
         seen = {r}
@@ -284,12 +315,14 @@ class SubDagList(list):
 
 
 def separate(x: np.ndarray, subdags: list, *, tol: float = TOL, back: bool = True, nested: int = 0,
-             todo: np.ndarray | None = None) -> list:
+             todo: np.ndarray | None = None, goal: np.ndarray | None = None) -> list:
     """The violated cut rows for ``x`` (module docstring): a list of (request position, global
     node ids of S as a tuple, global arc ids of δ⁻(S)), the source-side and (with ``back``) the
     sink-side minimum cut of every request whose maximum flow is below ``1 - tol`` (only those
     with ``todo``, when given), and with ``nested`` up to that many nested cuts after them
     (:func:`mptsearch._kernels.dicut.separate_all`; these are valid cuts but not minimum ones).
+    ``goal`` (per sub-DAG, default 1) is the flow its target must receive: a sub-DAG of a
+    Steiner node v is separated with goal in(v) (the Steiner node cuts of the module docstring).
     O(one max-flow on D_R per request), the flow stopped as soon as it reaches ``1 - tol``."""
     from .._kernels.dicut import separate_all
 
@@ -305,7 +338,8 @@ def separate(x: np.ndarray, subdags: list, *, tol: float = TOL, back: bool = Tru
     out_arcs = np.empty(max(1, cap * p.maxa), np.int64)
     nc = separate_all(np.ascontiguousarray(x, dtype=np.float64), todo, p.node_ptr, p.nodes, p.arc_ptr, p.ltail,
                       p.lhead, p.garc, p.adj_ptr, p.adj_arc, float(tol), bool(back), int(nested), out_req, out_val,
-                      out_nptr, out_nodes, out_aptr, out_arcs)
+                      out_nptr, out_nodes, out_aptr, out_arcs,
+                      np.ones(nreq) if goal is None else np.ascontiguousarray(goal, dtype=np.float64))
     return [(int(out_req[c]), tuple(out_nodes[out_nptr[c]:out_nptr[c + 1]].tolist()),
              out_arcs[out_aptr[c]:out_aptr[c + 1]].copy()) for c in range(nc)]
 
@@ -329,8 +363,9 @@ class CutLP:
     ``x`` the LP solution, ``reduced`` the reduced costs, ``duals`` the row duals of ``model``,
     ``rounds``, ``cuts`` (active cut rows at the end, their arcs in ``cut_arcs``), ``converged`` (no violated cut left),
     ``seconds``, ``lp_seconds`` (HiGHS's share), ``history`` per solved LP (round, value, active
-    cut rows, wall s, clock s, simplex iterations of that solve), ``readded`` the rows taken back from
-    the pool."""
+    cut rows, wall s, clock s, simplex iterations of that solve), ``solvers`` per solved LP the
+    method ("simplex", or "ipx" for the interior point with crossover), ``readded`` the rows taken
+    back from the pool."""
 
     value: float
     cover_value: float
@@ -346,6 +381,7 @@ class CutLP:
     lp_seconds: float
     history: list = field(default_factory=list)
     readded: int = 0
+    solvers: list = field(default_factory=list)
 
 
 def _base_rows(g: ClosureGraph):
@@ -408,7 +444,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
            nested: int = NESTED, target: float | None = None, tail_rounds: int | None = None,
            tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter, max_cuts: int | None = None,
            per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None,
-           cut_growth: float = 1.0) -> CutLP:
+           cut_growth: float = 1.0, first_deadline: float | None = None,
+           ipm_rows: int | None = None) -> CutLP:
     """The cut LP of one component by the cut loop (module docstring).
 
     Parameters
@@ -417,6 +454,10 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     deadline : float, optional
         ``clock()`` value after which no new round starts (the last solved LP is kept: it is a
         bound whatever the round).
+    first_deadline : float, optional
+        A later ``clock()`` value for the first solve alone (the cover LP, from scratch: the
+        slow one on large closures); when it ends past ``deadline`` the loop stops there, with
+        the cover LP's value. Default: ``deadline``.
     max_rounds : int
         Separation rounds at most.
     back : bool
@@ -452,6 +493,14 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         Rounds a cut row must stay slack (x above 1 + tol, dual 0) before it goes to the pool.
     highs_options : dict, optional
         HiGHS options set after the loop's own (e.g. ``simplex_dual_edge_weight_strategy``).
+    ipm_rows : int, optional
+        A solve that follows the addition of at least this many rows (cuts of the round, rows
+        back from the pool, or the starting ``cuts``) is done by HiGHS's interior-point solver
+        (IPX) followed by crossover, which leaves an optimal basis for the warm dual simplex
+        re-solves after it; the others by the dual simplex. None: the dual simplex always.
+        With a ``deadline``, an interior-point solve is not started when the last one took
+        longer than the time left (it would be stopped unfinished; its time goes to what
+        follows the loop).
 
     Notes
     -----
@@ -469,8 +518,9 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     h.setOptionValue("solver", "simplex")
     for k, v in (highs_options or {}).items():
         h.setOptionValue(k, v)
+    box = None
     if deadline is not None:
-        stop_at(h, deadline, clock)
+        box = stop_at(h, deadline if first_deadline is None else max(deadline, first_deadline), clock)
     na = len(g.tails)
     ub = np.ones(na)
     if fixed_zero is not None:
@@ -494,13 +544,26 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
                   [np.inf] * len(first))
         active.extend((kind, arcs, 0) for kind, arcs in first)
     lp_seconds = 0.0
-    history = []
+    history, solvers = [], []
     cover = snap = None
     rounds, converged, readded = 0, False, 0
+    pending = len(active)  # rows added since the last solve
+    ipm_clock = None  # clock seconds of the last interior-point solve
     while True:
+        ipm = ipm_rows is not None and pending >= ipm_rows
+        if ipm and snap is not None and deadline is not None and ipm_clock is not None and \
+                clock() + ipm_clock > deadline:
+            break  # the last one would not finish in time: the time is left to what follows
+        c1 = clock()
+        if ipm_rows is not None:
+            h.setOptionValue("solver", "ipx" if ipm else "simplex")
+            h.setOptionValue("run_crossover", "on")
         s = time.perf_counter()
         h.run()
         lp_seconds += time.perf_counter() - s
+        pending = 0
+        if ipm:
+            ipm_clock = clock() - c1
         if h.modelStatusToString(h.getModelStatus()) != "Optimal":
             break
         sol = h.getSolution()
@@ -510,9 +573,12 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         value = h.getInfo().objective_function_value
         if cover is None:
             cover = value
+            if box is not None:
+                box[0] = deadline
         snap = (value, x, reduced, duals, [kind for kind, _, _ in active], [arcs for _, arcs, _ in active])
         history.append((rounds, value, len(active), time.perf_counter() - t0, round(clock() - c0, 1),
                         h.getInfo().simplex_iteration_count))
+        solvers.append("ipx" if ipm else "simplex")
         if rounds >= max_rounds or (deadline is not None and clock() >= deadline):
             break
         if target is not None and math.ceil(value - 1e-6) >= target:
@@ -569,6 +635,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for _, a in fresh], [1.0] * len(fresh),
                   [np.inf] * len(fresh))
         active.extend((kind, arcs, 0) for kind, arcs in fresh)
+        pending = len(fresh)
     if snap is None:
         raise TimeoutError("the cut LP's first solve did not finish")
     value, x, reduced, duals, cutkinds, cutarcs = snap
@@ -576,4 +643,4 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
                  model=CutModel(g, kinds + cutkinds, lo + [1.0] * len(cutkinds)), rounds=rounds,
                  cuts=len(cutkinds), cut_arcs=cutarcs, converged=converged,
                  seconds=time.perf_counter() - t0, lp_seconds=lp_seconds, history=history,
-                 readded=readded)
+                 readded=readded, solvers=solvers)

@@ -43,11 +43,14 @@ Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a 
 the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), or UB itself when
 the reductions of :mod:`mptsearch.exact.dcut_reduce` prove that no arborescence is cheaper
 (floating duals, not certified); UB is the trie cost of the best layout. The time limit is
-read by every phase after the closure is built: the root loop (half of the component's share),
-the local search (its steps scaled to what is left), the reductions (no round after the
-deadline), and the SCIP model's build (the clock read every :data:`BUILD_CHECK` rows; a
-model not built in time is not solved). A component whose first LP does not finish in time is
-bounded below by the MST bound (below) and laid out by agglomerative. The closure and the
+read by every phase after the closure is built: the root loop (no round after three quarters
+of the component's share, :data:`ROOT_SHARE`; its first LP, the cover LP solved from scratch, may run
+on to :data:`FIRST_LP_SHARE` of it), the local search (its steps scaled to what is left), the
+reductions (no round after the deadline), and the SCIP model's build (the clock read every
+:data:`BUILD_CHECK` rows; a model not built in time is not solved). A component whose first LP
+does not finish in time is bounded below by the MST bound (below) and laid out by the local
+search started from its requests in the rest of its share (or by agglomerative, when that costs
+less). The closure and the
 per-request sub-DAGs are built under the same limit (:func:`~mptsearch.exact.closure.closure_graph`
 and :func:`~mptsearch.exact.dcut.request_subdags` read the clock as they go): a component whose
 model is not built in time gets the MST bound too, and the result says so
@@ -94,11 +97,22 @@ __all__ = ["branch_and_cut", "reachable_all", "reduced_cost_fixing", "component_
 METHOD = "directed-cut branch-and-cut"
 SEARCH_SETS = 30  # closures from this size get the LP-guided local search and the support program
 TAIL_ROUNDS = 3  # root tailing off: the tree separates on
+#: the first LP (the cover LP, solved from scratch) may run on to this share: past ROOT_SHARE the
+#: loop stops after it, and a component whose first LP ends past this share keeps the rest for
+#: the local search (its layout, against agglomerative's, and the MST bound)
+FIRST_LP_SHARE = 0.8
 #: the root loop's cap on cut rows per round (None: every violated cut) and its growth per round
 #: (cut_lp's max_cuts, cut_growth). Uncapped: on FanOutQA k = 20 at 600 CPU s a cap of 1,000
 #: growing 1.5x ended with a lower root bound than one uncapped round (benchmarks/HISTORY.md)
 ROOT_CUTS = None
 ROOT_GROWTH = 1.5
+#: the root loop's switch to HiGHS's interior point (cut_lp's ipm_rows): a solve after this many
+#: new rows is done by IPX and crossover, the others by the warm dual simplex (module docstring)
+ROOT_IPM_ROWS = 2000
+#: the root loop's part of a component's time (the rest: the local search, the support program,
+#: the tree). Three quarters: at trace sizes an interior-point round takes minutes and the tree
+#: raises the bound little in what is left (docs/exact.md, the targets)
+ROOT_SHARE = 0.75
 BUILD_CHECK = 512  # the SCIP model build reads the clock every this many rows or variables
 #: SCIP parameters of the tree beyond its defaults: SCIP's own general-purpose separators off (the
 #: directed cuts are the ones that pay here) and five root separation rounds (the HiGHS root loop
@@ -122,10 +136,37 @@ def _handler_class():
     class DirectedCuts(Conshdlr):
         """Separates and enforces the directed cuts of :mod:`mptsearch.exact.dcut`."""
 
-        def __init__(self, g, xs, subdags):
+        def __init__(self, g, xs, subdags, steiner=None):
             self.g, self.xs, self.subdags = g, xs, subdags
             self.added = 0
             self.tvars = None
+            # the Steiner node cuts: (sub-DAGs of the non-request nodes, their node ids, arcs into each)
+            self.steiner = steiner
+            self.heads = g.heads
+
+        def _steiner(self, x, tol):
+            sub, ids, into = self.steiner
+            inflow = np.zeros(len(self.g.sets))
+            np.add.at(inflow, self.heads, x)
+            goal = inflow[ids]
+            todo = goal > 1e-3
+            if not todo.any():
+                return []
+            return [(ids[r], arcs, into[ids[r]]) for r, _, arcs in separate(x, sub, tol=tol, todo=todo, goal=goal)]
+
+        def _add_steiner(self, cuts):
+            if self.tvars is None:
+                self.tvars = [self.model.getTransformedVar(v) for v in self.xs]
+            for _, arcs, into in cuts:
+                coef = {}
+                for a in arcs.tolist():
+                    coef[a] = coef.get(a, 0.0) + 1.0
+                for a in into:
+                    coef[a] = coef.get(a, 0.0) - 1.0
+                self.model.addCons(quicksum(c * self.tvars[a] for a, c in coef.items() if c) >= 0, removable=True,
+                                   local=False, initial=True, separate=True, enforce=True, check=False,
+                                   propagate=True, modifiable=False, dynamic=False, stickingatnode=False)
+                self.added += 1
 
         def _values(self, sol):
             return np.array([self.model.getSolVal(sol, v) for v in self.xs])
@@ -157,9 +198,14 @@ def _handler_class():
             return {"result": SCIP_RESULT.FEASIBLE if ok else SCIP_RESULT.SOLVELP}
 
         def conssepalp(self, constraints, nusefulconss):
-            cuts = separate(self._values(None), self.subdags, tol=1e-4)
+            x = self._values(None)
+            cuts = separate(x, self.subdags, tol=1e-4)
             if cuts:
                 self._add(cuts)
+            scuts = [] if self.steiner is None else self._steiner(x, 1e-4)
+            if scuts:
+                self._add_steiner(scuts)
+            if cuts or scuts:
                 return {"result": SCIP_RESULT.CONSADDED}
             return {"result": SCIP_RESULT.DIDNOTFIND}
 
@@ -171,7 +217,8 @@ def _handler_class():
 
 def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, fixed_zero=None, fixed_one=None,
                    cuts: list = (), cutoff: float | None = None, start: np.ndarray | None = None,
-                   params: dict | None = None, stats: dict | None = None, clock: str = "wall", rows: list = ()):
+                   params: dict | None = None, stats: dict | None = None, clock: str = "wall", rows: list = (),
+                   vertex_branching: bool = False, steiner_cuts: bool = False):
     """The 0/1 directed-cut program of one component by SCIP: (status, lower bound, used arcs
     or None, nodes). ``fixed_zero``/``fixed_one`` (bool arrays) hold arcs at 0/1; ``cuts`` are
     initial cut rows (arc id arrays); ``rows`` further rows (arc ids, lo): x(arcs) >= lo, each
@@ -179,8 +226,17 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     (then an "infeasible" status means none exists, and the lower bound returned is
     ``cutoff``); ``start`` an arborescence given as a first solution (SCIP checks it); ``params`` SCIP
     parameters set after those of :data:`SCIP_PARAMS`; ``stats``, a dict, receives SCIP's
-    node and LP iteration counts, the cuts the handler added and SCIP's solving time;
+    node and LP iteration counts (all LPs, the node LPs, strong branching), the cuts the handler
+    added and SCIP's solving time;
     ``clock`` "wall" or "cpu": which seconds ``time_limit`` counts (SCIP's ``timing/clocktype``).
+    ``vertex_branching`` adds a binary y_v = in(v) for every node that is not a request, branched
+    on before the arcs (SCIP branching priority 10; SCIP-Jack branches on vertices): the 0/1
+    points are the same, since in(v) is 0 or 1 at every 0/1 point of the rows.
+    ``steiner_cuts`` has the handler separate the Steiner node cuts x(δ⁻(S)) >= in(v) of
+    :mod:`mptsearch.exact.dcut` (valid for every arborescence) on every node's LP as well. Both
+    are off by default: on the Zipf instance where the tree is the slow side, vertex branching
+    ended 120 CPU s at a lower bound than without it, and the Steiner node cuts a little higher
+    but far from the proof's need (docs/exact.md, "Where OPT_free lies on m = 200 #1").
 
     ``time_limit`` covers the whole call: the model is built in Python (a variable per arc, a
     row per node and arc, the initial cuts), with the clock read every :data:`BUILD_CHECK`
@@ -223,11 +279,16 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
         xs.append(m.addVar(f"x{a}", vtype="B", obj=float(g.costs[a]), lb=lb, ub=ub))
     into = _into_lists(g)
     is_request = set(g.requests)
+    ys = {}
     for v in range(1, len(g.sets)):
         if v % BUILD_CHECK == 0 and late():
             return out_of_time()
         expr = quicksum(xs[a] for a in into[v])
-        m.addCons(expr == 1 if v in is_request else expr <= 1)
+        if vertex_branching and v not in is_request:
+            ys[v] = m.addVar(f"y{v}", vtype="B", obj=0.0)
+            m.addCons(expr == ys[v])
+        else:
+            m.addCons(expr == 1 if v in is_request else expr <= 1)
     for a, t in enumerate(g.tails.tolist()):
         if a % BUILD_CHECK == 0 and late():
             return out_of_time()
@@ -240,9 +301,16 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     for arcs, lo in rows:
         m.addCons(quicksum(xs[a] for a in np.asarray(arcs).tolist()) >= float(lo))
     m.setObjIntegral()
+    for y in ys.values():
+        m.chgVarBranchPriority(y, 10)
     if cutoff is not None:
         m.setObjlimit(float(cutoff) - 0.5)
-    handler = _handler_class()(g, xs, subdags)
+    steiner = None
+    if steiner_cuts:
+        from .dcut import request_subdags
+        ids = np.array([v for v in range(1, len(g.sets)) if v not in is_request], dtype=np.int64)
+        steiner = (request_subdags(g, targets=ids.tolist()), ids, into)
+    handler = _handler_class()(g, xs, subdags, steiner)
     m.includeConshdlr(handler, "dcut", "directed cuts of the closure's cover graph", sepapriority=100,
                       enfopriority=-100, chckpriority=-100, sepafreq=1, propfreq=-1, eagerfreq=-1,
                       maxprerounds=0, delaysepa=False, delayprop=False, needscons=False)
@@ -262,7 +330,9 @@ def branch_and_cut(g: ClosureGraph, subdags: list, *, time_limit: float | None, 
     nodes = m.getNNodes()
     if stats is not None:
         stats.update(nodes=nodes, lp_iterations=m.getNLPIterations(), separated=handler.added,
-                     seconds=m.getSolvingTime(), dual_bound=m.getDualbound(), built=True)
+                     seconds=m.getSolvingTime(), dual_bound=m.getDualbound(), built=True,
+                     node_lp_iterations=m.getNNodeLPIterations(),
+                     strong_branching_iterations=m.getNStrongbranchLPIterations())
     x = None
     if m.getNSols() > 0:
         best = m.getBestSol()
@@ -417,6 +487,11 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     lp_total = 0.0
     optimal, statuses, nsets, narcs, duals, proved = True, set(), 0, 0, [], set()
     graphs, weaker = [], {}
+    phases = []
+    start = now()
+
+    def phase(pos, name, low, up):
+        phases.append((pos, name, round(now() - start, 2), int(low), None if up is None else int(up)))
 
     def mst_instead(masks, phase):  # the component's model is not there: its MST bound (module docstring)
         nonlocal lower, lp_total, optimal
@@ -426,6 +501,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         optimal = False
         statuses.add(f"timelimit ({phase}: MST bound)")
         weaker[phase] = weaker.get(phase, 0) + 1
+        return b
 
     for idx, masks in red.components:
         if len(idx) == 1:
@@ -439,7 +515,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         except BuildTimeout:
             mst_instead(masks, "closure")
     left_arcs = sum(len(g.tails) for _, _, g in graphs)
-    for idx, masks, g in graphs:
+    for pos, (idx, masks, g) in enumerate(graphs):
         share = None
         if deadline is not None:
             share = max(0.0, deadline - now()) * len(g.tails) / max(1, left_arcs)
@@ -452,15 +528,24 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         except BuildTimeout:
             mst_instead(masks, "sub-DAGs")
             continue
-        lp_end = None if c_end is None else now() + 0.5 * share
+        lp_end = None if c_end is None else now() + ROOT_SHARE * share
+        first_end = None if c_end is None else now() + FIRST_LP_SHARE * share
         saved_cuts, saved_best, saved_lay = ([], None, None) if ck is None else ck.component(idx, g, red.groups)
         root_done = ck is not None and ck.root_done(idx)
         try:  # a root whose loop ended (not by the clock) is re-solved once with its saved rows, not redone
             lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
                         cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now,
-                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH)
-        except TimeoutError:  # not even the first LP in time
-            mst_instead(masks, "root LP")
+                        max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH, first_deadline=first_end,
+                        ipm_rows=ROOT_IPM_ROWS)
+        except TimeoutError:  # not even the first LP in time: the MST bound, and the search's layout
+            b = mst_instead(masks, "root LP")
+            best = None
+            if len(g.sets) >= SEARCH_SETS and (c_end is None or now() < c_end):
+                best, used = _lp_guided_search(g, red.weights, np.zeros(len(g.tails)), seed, search_steps,
+                                               None if c_end is None else c_end - now())
+                for i, s in zip(idx, steiner_layout(used, list(masks), red.weights, red.groups)):
+                    layout[i] = s
+            phase(pos, "search", b, best)
             continue
         lp_total += lp.value
         if ck is not None:
@@ -472,6 +557,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             duals.append((idx, g, lp.model, lp.duals, lp.value))
         lb = int(math.ceil(lp.value - 1e-6))
         best, lay, best_x = saved_best, saved_lay, None
+        phase(pos, "root", lb, best)
         if len(g.sets) >= SEARCH_SETS and (best is None or lb < best) and (c_end is None or now() < c_end):
             c, used = _lp_guided_search(g, red.weights, lp.x, seed, search_steps,
                                         None if c_end is None else c_end - now())
@@ -479,6 +565,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                 best, lay = c, steiner_layout(used, list(masks), red.weights, red.groups)
                 if ck is not None:
                     ck.save(idx, g, red.groups, layout=lay)
+            phase(pos, "search", lb, best)
         left = None if c_end is None else c_end - now()
         bound, status = lb, "optimal"
         if best is not None and lb < best:
@@ -490,6 +577,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             fz, fo = fix.zero, fix.one
             if ck is not None:
                 ck.save(idx, g, red.groups, fixing=(best, fz, fo))
+            phase(pos, "fixing", bound, best)
         if best is None or bound < best:
             fz, fo = (None, None) if best is None else (fz, fo)
             if best is not None and len(g.sets) >= SEARCH_SETS:
@@ -514,6 +602,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                             proved.add("reduction")
                         if ck is not None:
                             ck.save(idx, g, red.groups, fixing=(best, fz, fo))
+                phase(pos, "support", bound, best)
         if best is None or bound < best:
             left = None if c_end is None else c_end - now()
             st, b, x, _ = branch_and_cut(g, subdags, time_limit=left, fixed_zero=fz, fixed_one=fo, cuts=lp.cut_arcs,
@@ -528,6 +617,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             status = st
             if ck is not None:
                 ck.save(idx, g, red.groups, tree={"bound": int(bound), "status": st})
+            phase(pos, "tree", bound, best)
             if best is not None and bound >= best:
                 proved.add("lp" if lb >= best else "tree")  # the rounded-up root LP alone may meet it
         elif lb >= best:
@@ -563,4 +653,4 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                          layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
                          components=len(red.components), seconds=time.perf_counter() - t0, status=status,
                          duals=duals, groups=red.groups, total=inst.total_weight(), formulation="dcut",
-                         weaker_bound=note)
+                         weaker_bound=note, phases=phases)
