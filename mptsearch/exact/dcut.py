@@ -76,7 +76,8 @@ the flow is augmented on; a new minimum cut below ``1 - tol`` is another violate
 from R (valid for the same reason, though not a minimum cut of x).
 
 **Steiner node cuts (valid, proved).** For any node v ≠ ∅ and any node set S with v ∈ S,
-∅ ∉ S, x(δ⁻(S)) >= in(v) holds for every arborescence T rooted at ∅: if v is not in T,
+∅ ∉ S, x(δ⁻(S)) >= in(v) holds for the incidence vector x of every arborescence T rooted at
+∅: if v is not in T,
 in(v) = 0 <= x(δ⁻(S)); if it is, T's path from ∅ to v starts outside S and ends inside, so an
 arc of it enters S, and in(v) = 1 (one parent). For a request this is a cut row (in(R) = 1). The
 separation argument above holds word for word with D_v (the nodes below v) and the goal in(v)
@@ -86,7 +87,8 @@ in(v) (``separate``'s ``goal``). Measured (``python benchmarks/bench_cut_loop.py
 Steiner node cuts are violated (and 60 cut rows the loop had dropped to its pool); with all of
 them added the LP value does not move and nothing of either kind is violated. The tree can
 separate them (:func:`mptsearch.exact.dcut_bnc.branch_and_cut`'s
-``steiner_cuts``, opt-in; in 120 CPU s of the tree on that instance they raised SCIP's bound a
+``steiner_cuts``, opt-in, separated for the nodes that are not requests, whose rows the cut
+loop already has; in 120 CPU s of the tree on that instance they raised SCIP's bound a
 little, 1,236.95 against 1,236.84, far from the 1,238 a proof needs: docs/exact.md).
 
 **Which rows are kept.** The cover rows stay in their single-arc form (in(v) <= 1, in(R) = 1,
@@ -137,9 +139,10 @@ Presolve is off for every solve.
 thousand cuts is slow at trace sizes (pivots in the order of the rows added, each over a basis
 of the component's nodes and arcs); HiGHS's interior-point solver (IPX) does not warm start but
 its iteration count hardly depends on how many rows were added. With ``ipm_rows`` a solve that
-follows at least that many new rows is done by IPX, then crossover (an optimal basis: the
-solution is a vertex, its row duals those of a basis, and the next re-solves are warm dual
-simplex ones again); the others as before. The rows, and so the value at convergence, do not
+follows at least that many new rows is done by IPX, then crossover (when the solve ends
+optimal, an optimal basis: the solution is a vertex, its row duals those of a basis, and the
+next re-solves are warm dual simplex ones again; a solve that does not end optimal stops the
+loop at the previous LP, still a bound); the others as before. The rows, and so the value at convergence, do not
 change. Figures in docs/exact.md ("The root loop").
 """
 
@@ -497,7 +500,8 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         A solve that follows the addition of at least this many rows (cuts of the round, rows
         back from the pool, or the starting ``cuts``) is done by HiGHS's interior-point solver
         (IPX) followed by crossover, which leaves an optimal basis for the warm dual simplex
-        re-solves after it; the others by the dual simplex. None: the dual simplex always.
+        re-solves after it when the solve ends optimal (one that does not stops the loop at the
+        previous LP); the others by the dual simplex. None: the dual simplex always.
         With a ``deadline``, an interior-point solve is not started when the last one took
         longer than the time left (it would be stopped unfinished; its time goes to what
         follows the loop).
