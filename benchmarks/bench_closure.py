@@ -73,6 +73,16 @@ from mptsearch.instance import from_lists  # noqa: E402
 from mptsearch.provenance import git_commit  # noqa: E402
 
 
+
+def append_row(out: Path, row: dict) -> None:
+    """Append ``row`` to the ``rows`` of the JSON file ``out``, re-read just before (two runs may
+    share the file), written whole to a temporary file and renamed into place."""
+    data = json.loads(out.read_text()) if out.exists() else {"rows": []}
+    data["rows"].append(row)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, out)
+
 def plain_cpsat(inst, time_limit, max_arcs, hint=False):
     """The plain arborescence model on the closure's cover graph, CP-SAT with one worker.
     Returns (value or None, lower bound, seconds) or None when the graph is too large. With
@@ -375,12 +385,7 @@ def run_dcut(argv):
             assert o["lower"] <= d["upper"] and d["lower"] <= o["upper"], row  # brackets must meet
         row["load_average_after"] = os.getloadavg()
         print(json.dumps(row), flush=True)
-        # re-read before appending: two runs may share the file
-        data = json.loads(out.read_text()) if out.exists() else {"rows": []}
-        data["rows"].append(row)
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1) + "\n")
-        os.replace(tmp, out)
+        append_row(out, row)
 
 
 def run_dcut_cert(argv):
@@ -456,11 +461,7 @@ def run_dcut_loop(argv):
                        history=[(r, v, c, round(t, 2), cpu, it) for r, v, c, t, cpu, it in lp.history],
                        load_average_after=os.getloadavg())
             print(json.dumps({k: v for k, v in row.items() if k != "history"}), flush=True)
-            data = json.loads(out.read_text()) if out.exists() else {"rows": []}
-            data["rows"].append(row)
-            tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, indent=1) + "\n")
-            os.replace(tmp, out)
+            append_row(out, row)
 
 
 def dcut_table(labelled=False):

@@ -42,7 +42,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_closure import zipf_unit  # noqa: E402
+from bench_closure import append_row, zipf_unit  # noqa: E402
 from mptsearch.exact.closure import closure_graph, reduce_instance  # noqa: E402
 from mptsearch.exact.closure_program import _new_highs  # noqa: E402
 from mptsearch.exact.dcut import TOL, _add_rows, _base_rows, cut_lp, request_subdags, separate  # noqa: E402
@@ -250,11 +250,7 @@ def prove(g, sub, m, seed, ub, seconds, configs):
                    cuts_added=stats.get("separated"), cpu=time.process_time() - c1,
                    seconds=time.perf_counter() - w1, load_average_after=os.getloadavg())
         print(json.dumps(row), flush=True)
-        data = json.loads(out.read_text()) if out.exists() else {"rows": []}
-        data["rows"].append(row)
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1) + "\n")
-        os.replace(tmp, out)
+        append_row(out, row)
 
 
 def main():
