@@ -37,7 +37,11 @@ narrows each bracket to the tighter ends of both passes (meta_dcut.json records 
 
     python -m experiments.rag_scale --dual          # the solver-free lower bounds (resumes)
     python -m experiments.rag_scale --dcut          # the directed-cut pass on the bracketed ones (resumes)
+    python -m experiments.rag_scale --dcut --dcut-time-limit 60 --clock wall   # its limit in wall seconds
     python -m experiments.rag_scale --report        # table, figure, summary from instances.csv
+
+The dcut pass's limit counts this process's CPU seconds unless ``--clock wall`` (its behaviour
+before the option): on a shared machine the load then does not shrink the solver's share.
 """
 
 from __future__ import annotations
@@ -72,8 +76,11 @@ DUAL_FIELDS = ("dual_lower", "dual_rows", "dual_cpu", "dual_git_commit")
 DUAL_LIMIT = 20.0
 #: the third pass (``--dcut``): the directed-cut branch-and-cut's bracket and certified bound
 DCUT_FIELDS = ("dcut_lower", "dcut_certified", "dcut_upper", "dcut_status", "dcut_wall", "dcut_cpu",
-               "dcut_time_limit", "dcut_git_commit")
+               "dcut_time_limit", "dcut_clock", "dcut_git_commit")
 DCUT_LIMIT = 60.0
+#: what the dcut pass's limit counts by default: this process's CPU seconds (a shared machine's
+#: load does not shrink the solver's share); "wall" is the pass's earlier behaviour
+DCUT_CLOCK = "cpu"
 _DCUT_INTS = ("dcut_lower", "dcut_certified", "dcut_upper")
 
 
@@ -192,8 +199,9 @@ def run_duals(out: Path, seed: int, instances: int, time_limit: float, shard: tu
     return done
 
 
-def dcut_bracket(inst, time_limit: float) -> dict:
-    """OPT_free by :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` within ``time_limit``: the
+def dcut_bracket(inst, time_limit: float, clock: str = DCUT_CLOCK) -> dict:
+    """OPT_free by :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` within ``time_limit`` seconds of
+    ``clock`` ("cpu": this process's CPU seconds; "wall"): the
     solver's lower bound (the tree's, a solver's word), the certified one (the root cut LP's
     dual with its cut rows, rechecked by :func:`~mptsearch.verify.lpdual.check_dual`) and the
     trie cost of its layout. A rejected certificate or an inconsistent bracket raises ValueError."""
@@ -201,7 +209,7 @@ def dcut_bracket(inst, time_limit: float) -> dict:
     from mptsearch.trie import trie_cost
     from mptsearch.verify.lpdual import check_dual, dual_certificate
 
-    r = opt_free_dcut(inst, time_limit=time_limit, keep_duals=True)
+    r = opt_free_dcut(inst, time_limit=time_limit, keep_duals=True, clock=clock)
     upper = trie_cost(inst, r.layout)
     got = check_dual(inst, dual_certificate(inst, r))
     if not got.ok:
@@ -212,7 +220,8 @@ def dcut_bracket(inst, time_limit: float) -> dict:
             "dcut_status": r.status}
 
 
-def run_dcut(out: Path, time_limit: float, shard: tuple[int, int], commit: str, seed: int) -> int:
+def run_dcut(out: Path, time_limit: float, shard: tuple[int, int], commit: str, seed: int,
+             clock: str = DCUT_CLOCK) -> int:
     """The third pass: dcut_bracket for every instance of instances.csv with m >= 100 that the
     first pass left bracketed and that has no checkpoint yet; returns how many were computed."""
     _work(out).mkdir(parents=True, exist_ok=True)
@@ -222,9 +231,9 @@ def run_dcut(out: Path, time_limit: float, shard: tuple[int, int], commit: str, 
         if r["exact"] or r["m"] < MS[0] or idx % shard[1] != shard[0] or path.exists():
             continue
         t, c = time.perf_counter(), time.process_time()
-        row = dcut_bracket(make_instance(r["shape"], r["m"], r["j"], seed), time_limit)
+        row = dcut_bracket(make_instance(r["shape"], r["m"], r["j"], seed), time_limit, clock)
         row.update(dcut_wall=round(time.perf_counter() - t, 3), dcut_cpu=round(time.process_time() - c, 3),
-                   dcut_time_limit=time_limit, dcut_git_commit=commit[:12])
+                   dcut_time_limit=time_limit, dcut_clock=clock, dcut_git_commit=commit[:12])
         _write_whole(path, json.dumps(row) + "\n")
         done += 1
         print(f"dcut {r['shape']} m={r['m']} j={r['j']}: {r['lower']}..{r['upper']} -> certified "
@@ -359,6 +368,14 @@ def cell_stats(group: list[dict], h: str, lower: str = "lower") -> dict:
             "worst": (float(max(lo for lo, _ in ivs)), float(max(hi for _, hi in ivs)))}
 
 
+def _dcut_limits(rows: list[dict]) -> str:
+    """The dcut pass's limits as run, e.g. "60 CPU s" (rows of before the clock was recorded
+    counted wall seconds)."""
+    limits = sorted({(r["dcut_time_limit"], r.get("dcut_clock") or "wall") for r in rows
+                     if r.get("dcut_upper") is not None})
+    return " or ".join(f"{t:g} CPU s" if c == "cpu" else f"{t:g} s wall" for t, c in limits)
+
+
 def table_md(rows: list[dict], meta: dict) -> str:
     """results/rag_scale/table.md from the rows only."""
     exact = sum(r["exact"] for r in rows)
@@ -375,8 +392,11 @@ def table_md(rows: list[dict], meta: dict) -> str:
              "[cost/upper, cost/lower]. A cell's mean and worst are intervals over the instances' lower and upper "
              "ends; one number where every instance of the cell is exact."
              + (f" **{sum(r.get('dcut_upper') is not None for r in rows)} bracketed instances narrowed by the "
-                "directed-cut pass** (`--dcut`: `mptsearch.exact.dcut_bnc.opt_free_dcut`, lower the larger of the two "
-                "solvers' bounds, upper the cheaper layout; its certified bound in the next section)."
+                "directed-cut pass** (`--dcut`: `mptsearch.exact.dcut_bnc.opt_free_dcut` within "
+                f"{_dcut_limits(rows)} per instance, at commit "
+                f"{', '.join(sorted({r['dcut_git_commit'] for r in rows if r.get('dcut_upper') is not None}))}; "
+                "lower the larger of the two solvers' bounds, upper the cheaper layout; its certified bound in the "
+                "next section)."
                 if any(r.get("dcut_upper") is not None for r in rows) else ""),
              "",
              "| shape (request sizes, chunks per topic) | m | instances | exact | largest gap | "
@@ -490,7 +510,8 @@ def claims(rows: list[dict], command: str) -> list[dict]:
     per_m.append(f"interval widths: the mean's {100 * (s['mean'][1] - s['mean'][0]):.2f} points, the widest "
                  f"instance's {100 * max(widths):.2f} points"
                  + (f"; {sum(r.get('dcut_upper') is not None for r in big)} brackets narrowed by the directed-cut "
-                    "branch-and-cut (--dcut)" if any(r.get("dcut_upper") is not None for r in big) else ""))
+                    f"branch-and-cut (--dcut, {_dcut_limits(big)} each)"
+                    if any(r.get("dcut_upper") is not None for r in big) else ""))
     return [{"claim": "C5", "what": f"agglomerative above OPT_free on {len(big)} RAG-shaped instances, "
                                     f"m = {MS[0]}..{MS[-1]} (mean / worst)",
              "paper": "2.6% / 11% (m = 10-15)",
@@ -520,7 +541,11 @@ def main(argv=None):
     p.add_argument("--dual-time-limit", type=float, default=DUAL_LIMIT, help="wall seconds per closure solve")
     p.add_argument("--dcut", action="store_true",
                    help="the third pass: the directed-cut branch-and-cut on every instance left bracketed")
-    p.add_argument("--dcut-time-limit", type=float, default=DCUT_LIMIT, help="wall seconds per directed-cut solve")
+    p.add_argument("--dcut-time-limit", type=float, default=DCUT_LIMIT,
+                   help="seconds per directed-cut solve (see --clock)")
+    p.add_argument("--clock", choices=("cpu", "wall"), default=DCUT_CLOCK,
+                   help="what --dcut-time-limit counts: this process's CPU seconds (the default: fair on a shared "
+                        "machine) or wall seconds (the pass's earlier behaviour)")
     p.add_argument("--report", action="store_true",
                    help="table, figure, summary from instances.csv (rebuilt first from complete checkpoints)")
     args = p.parse_args(argv)
@@ -545,12 +570,13 @@ def main(argv=None):
         from mptsearch.provenance import git_commit
 
         commit = git_commit() or "unknown"
-        dcut_meta = {"pass": "dcut", "time_limit": args.dcut_time_limit, "shard": args.shard, "git_commit": commit,
+        dcut_meta = {"pass": "dcut", "time_limit": args.dcut_time_limit, "clock": args.clock, "shard": args.shard,
+                     "git_commit": commit,
                      "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
                          ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
         _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
         t = time.perf_counter()
-        dcut_meta["computed"] = run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed)
+        dcut_meta["computed"] = run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed, args.clock)
         dcut_meta["seconds"] = round(time.perf_counter() - t, 1)
         _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
         return main(["--report", "--instances", str(args.instances)] + (["--out", str(out)] if args.out else []))
