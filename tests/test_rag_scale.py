@@ -154,3 +154,14 @@ def test_dcut_pass_counts_its_limit_on_the_chosen_clock(monkeypatch, tmp_path):
     inst = make_instance("c5", 10, 0, 7)
     assert dcut_bracket(inst, 30)["dcut_lower"] == dcut_bracket(inst, 30, "wall")["dcut_lower"] == opt_free(inst).value
     assert clocks == ["cpu", "wall"]
+
+
+def test_printed_intervals_hold_the_exact_ones():
+    """An interval's lower end is rounded down and its upper end up (never to the nearest); a point
+    value to the nearest; a gap or a width up."""
+    from experiments.rag_scale import _fmt_interval, _pct_up
+
+    assert _fmt_interval(Fraction(1021099, 10**6), Fraction(1023201, 10**6), pct=True) == "[2.10%, 2.33%]"
+    assert _fmt_interval(Fraction(1021099, 10**6), Fraction(1023201, 10**6)) == "[1.0210, 1.0233]"
+    assert _fmt_interval(Fraction(1021099, 10**6), Fraction(1021099, 10**6), pct=True) == "2.11%"
+    assert _pct_up(Fraction(2001, 10**6)) == "0.21" and _pct_up(Fraction(2, 1000)) == "0.20"
