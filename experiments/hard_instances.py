@@ -254,7 +254,9 @@ def summary(data: dict) -> dict:
              "paper": "open: a constant factor, or APX-hard? (the paper approximates only the savings)",
              "ours": "proved (docs/approximation.md): APX-hard for every fixed k >= 2 (A5, unit weights); "
                      "deterministic (k+1)/2 for any weights by class-orders (B5, tight for it); no global-order "
-                     "algorithm below k/2 (B6); agglomerative (k+1)/2 for unit weights (B2)",
+                     "algorithm below k/2 (B6); agglomerative (k+1)/2 for unit weights (B2); a hypergraph "
+                     "vertex-cover gap changes OPT_free by < 1 + min(n, m)/m through the first level and is "
+                     "certified by the level bounds only within k/(k-1) (A8, A9; growth with k open)",
              "agree": None,
              "detail": f"computed ({len(data['rows'])} annealed searches, 8 chunks): every find within its "
                        f"heuristic's proved factor: {ok}; agglomerative's worst find per k, unit weights: "

@@ -37,13 +37,18 @@ narrows each bracket to the tighter ends of both passes (meta_dcut.json records 
 
     python -m experiments.rag_scale --dual          # the solver-free lower bounds (resumes)
     python -m experiments.rag_scale --dcut          # the directed-cut pass on the bracketed ones (resumes)
+    python -m experiments.rag_scale --dcut --dcut-time-limit 60 --clock wall   # its limit in wall seconds
     python -m experiments.rag_scale --report        # table, figure, summary from instances.csv
+
+The dcut pass's limit counts this process's CPU seconds unless ``--clock wall`` (its behaviour
+before the option): on a shared machine the load then does not shrink the solver's share.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 import time
 from fractions import Fraction
@@ -72,8 +77,11 @@ DUAL_FIELDS = ("dual_lower", "dual_rows", "dual_cpu", "dual_git_commit")
 DUAL_LIMIT = 20.0
 #: the third pass (``--dcut``): the directed-cut branch-and-cut's bracket and certified bound
 DCUT_FIELDS = ("dcut_lower", "dcut_certified", "dcut_upper", "dcut_status", "dcut_wall", "dcut_cpu",
-               "dcut_time_limit", "dcut_git_commit")
+               "dcut_time_limit", "dcut_clock", "dcut_git_commit")
 DCUT_LIMIT = 60.0
+#: what the dcut pass's limit counts by default: this process's CPU seconds (a shared machine's
+#: load does not shrink the solver's share); "wall" is the pass's earlier behaviour
+DCUT_CLOCK = "cpu"
 _DCUT_INTS = ("dcut_lower", "dcut_certified", "dcut_upper")
 
 
@@ -192,8 +200,9 @@ def run_duals(out: Path, seed: int, instances: int, time_limit: float, shard: tu
     return done
 
 
-def dcut_bracket(inst, time_limit: float) -> dict:
-    """OPT_free by :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` within ``time_limit``: the
+def dcut_bracket(inst, time_limit: float, clock: str = DCUT_CLOCK) -> dict:
+    """OPT_free by :func:`mptsearch.exact.dcut_bnc.opt_free_dcut` within ``time_limit`` seconds of
+    ``clock`` ("cpu": this process's CPU seconds; "wall"): the
     solver's lower bound (the tree's, a solver's word), the certified one (the root cut LP's
     dual with its cut rows, rechecked by :func:`~mptsearch.verify.lpdual.check_dual`) and the
     trie cost of its layout. A rejected certificate or an inconsistent bracket raises ValueError."""
@@ -201,7 +210,7 @@ def dcut_bracket(inst, time_limit: float) -> dict:
     from mptsearch.trie import trie_cost
     from mptsearch.verify.lpdual import check_dual, dual_certificate
 
-    r = opt_free_dcut(inst, time_limit=time_limit, keep_duals=True)
+    r = opt_free_dcut(inst, time_limit=time_limit, keep_duals=True, clock=clock)
     upper = trie_cost(inst, r.layout)
     got = check_dual(inst, dual_certificate(inst, r))
     if not got.ok:
@@ -212,7 +221,8 @@ def dcut_bracket(inst, time_limit: float) -> dict:
             "dcut_status": r.status}
 
 
-def run_dcut(out: Path, time_limit: float, shard: tuple[int, int], commit: str, seed: int) -> int:
+def run_dcut(out: Path, time_limit: float, shard: tuple[int, int], commit: str, seed: int,
+             clock: str = DCUT_CLOCK) -> int:
     """The third pass: dcut_bracket for every instance of instances.csv with m >= 100 that the
     first pass left bracketed and that has no checkpoint yet; returns how many were computed."""
     _work(out).mkdir(parents=True, exist_ok=True)
@@ -222,9 +232,9 @@ def run_dcut(out: Path, time_limit: float, shard: tuple[int, int], commit: str, 
         if r["exact"] or r["m"] < MS[0] or idx % shard[1] != shard[0] or path.exists():
             continue
         t, c = time.perf_counter(), time.process_time()
-        row = dcut_bracket(make_instance(r["shape"], r["m"], r["j"], seed), time_limit)
+        row = dcut_bracket(make_instance(r["shape"], r["m"], r["j"], seed), time_limit, clock)
         row.update(dcut_wall=round(time.perf_counter() - t, 3), dcut_cpu=round(time.process_time() - c, 3),
-                   dcut_time_limit=time_limit, dcut_git_commit=commit[:12])
+                   dcut_time_limit=time_limit, dcut_clock=clock, dcut_git_commit=commit[:12])
         _write_whole(path, json.dumps(row) + "\n")
         done += 1
         print(f"dcut {r['shape']} m={r['m']} j={r['j']}: {r['lower']}..{r['upper']} -> certified "
@@ -345,9 +355,25 @@ def _groups(rows: list[dict]) -> dict:
     return out
 
 
-def _fmt_interval(lo: float, hi: float, pct: bool = False) -> str:
-    f = (lambda x: f"{100 * (x - 1):.2f}%") if pct else (lambda x: f"{x:.4f}")
-    return f(lo) if abs(hi - lo) < 5e-7 else f"[{f(lo)}, {f(hi)}]"
+def _round(x, places: int, up: bool | None) -> str:
+    """x (a Fraction) with ``places`` decimals, rounded up, down or (None: a point value) to the nearest."""
+    k = Fraction(x) * 10 ** places
+    k = math.ceil(k) if up else math.floor(k) if up is False else round(k)
+    return f"{'-' if k < 0 else ''}{abs(k) // 10 ** places}.{abs(k) % 10 ** places:0{places}d}"
+
+
+def _fmt_interval(lo, hi, pct: bool = False) -> str:
+    """A ratio interval [lo, hi] (Fractions): its lower end rounded down and its upper end up, so
+    the printed interval holds the exact one; one number, to the nearest, when lo = hi.
+    ``pct``: as the percentage above 1 (2 decimals), else the ratio (4 decimals)."""
+    def f(x, up):
+        return _round(100 * (x - 1), 2, up) + "%" if pct else _round(x, 4, up)
+    return f(lo, None) if lo == hi else f"[{f(lo, False)}, {f(hi, True)}]"
+
+
+def _pct_up(x) -> str:
+    """A gap or a width (a Fraction) in percent, rounded up: never printed narrower than it is."""
+    return _round(100 * Fraction(x), 2, True)
 
 
 def cell_stats(group: list[dict], h: str, lower: str = "lower") -> dict:
@@ -355,8 +381,16 @@ def cell_stats(group: list[dict], h: str, lower: str = "lower") -> dict:
     [over the lower ends, over the upper ends] (a point when every instance is exact);
     ``lower`` names the field of OPT_free's lower bound ("dual_lower": the LP dual's)."""
     ivs = [_interval(r, h, lower) for r in group]
-    return {"mean": (float(sum(lo for lo, _ in ivs) / len(ivs)), float(sum(hi for _, hi in ivs) / len(ivs))),
-            "worst": (float(max(lo for lo, _ in ivs)), float(max(hi for _, hi in ivs)))}
+    return {"mean": (sum(lo for lo, _ in ivs) / len(ivs), sum(hi for _, hi in ivs) / len(ivs)),
+            "worst": (max(lo for lo, _ in ivs), max(hi for _, hi in ivs))}
+
+
+def _dcut_limits(rows: list[dict]) -> str:
+    """The dcut pass's limits as run, e.g. "60 CPU s" (rows of before the clock was recorded
+    counted wall seconds)."""
+    limits = sorted({(r["dcut_time_limit"], r.get("dcut_clock") or "wall") for r in rows
+                     if r.get("dcut_upper") is not None})
+    return " or ".join(f"{t:g} CPU s" if c == "cpu" else f"{t:g} s wall" for t, c in limits)
 
 
 def table_md(rows: list[dict], meta: dict) -> str:
@@ -375,8 +409,11 @@ def table_md(rows: list[dict], meta: dict) -> str:
              "[cost/upper, cost/lower]. A cell's mean and worst are intervals over the instances' lower and upper "
              "ends; one number where every instance of the cell is exact."
              + (f" **{sum(r.get('dcut_upper') is not None for r in rows)} bracketed instances narrowed by the "
-                "directed-cut pass** (`--dcut`: `mptsearch.exact.dcut_bnc.opt_free_dcut`, lower the larger of the two "
-                "solvers' bounds, upper the cheaper layout; its certified bound in the next section)."
+                "directed-cut pass** (`--dcut`: `mptsearch.exact.dcut_bnc.opt_free_dcut` within "
+                f"{_dcut_limits(rows)} per instance, at commit "
+                f"{', '.join(sorted({r['dcut_git_commit'] for r in rows if r.get('dcut_upper') is not None}))}; "
+                "lower the larger of the two solvers' bounds, upper the cheaper layout; its certified bound in the "
+                "next section)."
                 if any(r.get("dcut_upper") is not None for r in rows) else ""),
              "",
              "| shape (request sizes, chunks per topic) | m | instances | exact | largest gap | "
@@ -384,13 +421,13 @@ def table_md(rows: list[dict], meta: dict) -> str:
              "|---|---|---|---|---|" + "---|---|" * len(HEURISTICS)]
     for (shape, m), g in _groups(rows).items():
         (klo, khi), pool = SHAPES[shape] if shape in SHAPES else ((g[0]["k_lo"], g[0]["k_hi"]), g[0]["pool"])
-        gap = max((r["upper"] - r["lower"]) / r["upper"] for r in g)
+        gap = max(Fraction(r["upper"] - r["lower"], r["upper"]) for r in g)
         cols = []
         for h in HEURISTICS:
             s = cell_stats(g, h)
             cols += [_fmt_interval(*s["mean"]), _fmt_interval(*s["worst"])]
         lines.append(f"| {shape} ({klo}..{khi}, {pool}) | {m} | {len(g)} | {sum(r['exact'] for r in g)} | "
-                     f"{100 * gap:.2f}% | " + " | ".join(cols) + " |")
+                     f"{_pct_up(gap)}% | " + " | ".join(cols) + " |")
     duals = all(r.get("dual_lower") is not None for r in rows)
     if duals:
         lines += ["", "## Trusting no solver", "",
@@ -404,9 +441,9 @@ def table_md(rows: list[dict], meta: dict) -> str:
                   "| shape | m | largest gap (upper - LP dual) / upper | agglomerative mean | agglomerative worst |",
                   "|---|---|---|---|---|"]
         for (shape, m), g in _groups(rows).items():
-            gap = max((r["upper"] - r["dual_lower"]) / r["upper"] for r in g)
+            gap = max(Fraction(r["upper"] - r["dual_lower"], r["upper"]) for r in g)
             st = cell_stats(g, "agglomerative", lower="dual_lower")
-            lines.append(f"| {shape} | {m} | {100 * gap:.2f}% | {_fmt_interval(*st['mean'])} | "
+            lines.append(f"| {shape} | {m} | {_pct_up(gap)}% | {_fmt_interval(*st['mean'])} | "
                          f"{_fmt_interval(*st['worst'])} |")
     lines += ["", "## Every instance", "",
               "| shape | m | j | n | OPT_free | method | solve s (wall / cpu) | LP-dual lower bound | "
@@ -417,7 +454,7 @@ def table_md(rows: list[dict], meta: dict) -> str:
         dual = "-" if r.get("dual_lower") is None else str(r["dual_lower"])
         lines.append(f"| {r['shape']} | {r['m']} | {r['j']} | {r['n']} | {opt} | {r['method']} | "
                      f"{r['solve_wall']:.2f} / {r['solve_cpu']:.2f} | {dual} | "
-                     + " | ".join(_fmt_interval(*map(float, _interval(r, h))) for h in FIGURE) + " |")
+                     + " | ".join(_fmt_interval(*_interval(r, h)) for h in FIGURE) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -441,7 +478,7 @@ def plot(rows: list[dict], out: Path) -> Path:
             means, lo_err, hi_err = [], [], []
             for m in ms:
                 g = groups[(shape, m)]
-                lo, hi = cell_stats(g, h)["mean"]
+                lo, hi = map(float, cell_stats(g, h)["mean"])
                 means.append((lo + hi) / 2)
                 lo_err.append((hi - lo) / 2)
                 hi_err.append((hi - lo) / 2)
@@ -486,11 +523,15 @@ def claims(rows: list[dict], command: str) -> list[dict]:
         d = cell_stats(big, "agglomerative", lower="dual_lower")
         per_m.append("trusting no solver (OPT_free's lower end the LP dual rechecked in fractions): agglomerative's "
                      f"mean {_fmt_interval(*d['mean'], pct=True)}, worst {_fmt_interval(*d['worst'], pct=True)}")
-    widths = [float(hi - lo) for lo, hi in (_interval(r, "agglomerative") for r in big)]
-    per_m.append(f"interval widths: the mean's {100 * (s['mean'][1] - s['mean'][0]):.2f} points, the widest "
-                 f"instance's {100 * max(widths):.2f} points"
+    widths = [hi - lo for lo, hi in (_interval(r, "agglomerative") for r in big)]
+    gaps = [Fraction(r["upper"] - r["lower"], r["upper"]) for r in big]
+    per_m.append(f"interval widths (rounded up): the mean's {_pct_up(s['mean'][1] - s['mean'][0])} points, the widest "
+                 f"instance's {_pct_up(max(widths))} points; OPT_free's bracket (upper - lower) / upper at most "
+                 f"{_pct_up(max(gaps))}%, over 0.2% on {sum(g > Fraction(1, 500) for g in gaps)} of {len(big)} "
+                 "instances"
                  + (f"; {sum(r.get('dcut_upper') is not None for r in big)} brackets narrowed by the directed-cut "
-                    "branch-and-cut (--dcut)" if any(r.get("dcut_upper") is not None for r in big) else ""))
+                    f"branch-and-cut (--dcut, {_dcut_limits(big)} each)"
+                    if any(r.get("dcut_upper") is not None for r in big) else ""))
     return [{"claim": "C5", "what": f"agglomerative above OPT_free on {len(big)} RAG-shaped instances, "
                                     f"m = {MS[0]}..{MS[-1]} (mean / worst)",
              "paper": "2.6% / 11% (m = 10-15)",
@@ -520,7 +561,11 @@ def main(argv=None):
     p.add_argument("--dual-time-limit", type=float, default=DUAL_LIMIT, help="wall seconds per closure solve")
     p.add_argument("--dcut", action="store_true",
                    help="the third pass: the directed-cut branch-and-cut on every instance left bracketed")
-    p.add_argument("--dcut-time-limit", type=float, default=DCUT_LIMIT, help="wall seconds per directed-cut solve")
+    p.add_argument("--dcut-time-limit", type=float, default=DCUT_LIMIT,
+                   help="seconds per directed-cut solve (see --clock)")
+    p.add_argument("--clock", choices=("cpu", "wall"), default=DCUT_CLOCK,
+                   help="what --dcut-time-limit counts: this process's CPU seconds (the default: fair on a shared "
+                        "machine) or wall seconds (the pass's earlier behaviour)")
     p.add_argument("--report", action="store_true",
                    help="table, figure, summary from instances.csv (rebuilt first from complete checkpoints)")
     args = p.parse_args(argv)
@@ -545,12 +590,13 @@ def main(argv=None):
         from mptsearch.provenance import git_commit
 
         commit = git_commit() or "unknown"
-        dcut_meta = {"pass": "dcut", "time_limit": args.dcut_time_limit, "shard": args.shard, "git_commit": commit,
+        dcut_meta = {"pass": "dcut", "time_limit": args.dcut_time_limit, "clock": args.clock, "shard": args.shard,
+                     "git_commit": commit,
                      "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
                          ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
         _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
         t = time.perf_counter()
-        dcut_meta["computed"] = run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed)
+        dcut_meta["computed"] = run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed, args.clock)
         dcut_meta["seconds"] = round(time.perf_counter() - t, 1)
         _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
         return main(["--report", "--instances", str(args.instances)] + (["--out", str(out)] if args.out else []))

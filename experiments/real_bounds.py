@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 import pickle
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 from ._common import RESULTS, Run, parser
@@ -120,15 +122,17 @@ def bound_trace(path: Path, time_limit: float, work: Path, name: str, clock: str
 
 
 def _gap(d: dict):
+    """(upper - certified lower) / upper, exact (a Fraction)."""
     lo = d["certified_lower"]
-    return None if lo is None else (d["upper"] - lo) / d["upper"]
+    return None if lo is None else Fraction(d["upper"] - lo, d["upper"])
 
 
 def _agg_interval(d: dict, lower_key: str = "certified_lower"):
+    """Agglomerative's distance above OPT_free, [(agg - upper) / upper, (agg - lower) / lower], exact."""
     lo = d[lower_key]
     if lo is None:
         return None
-    return ((d["agglomerative"] - d["upper"]) / d["upper"], (d["agglomerative"] - lo) / lo)
+    return (Fraction(d["agglomerative"] - d["upper"], d["upper"]), Fraction(d["agglomerative"] - lo, lo))
 
 
 def _secs(d: dict, long: bool = False) -> str:
@@ -142,8 +146,11 @@ def _secs(d: dict, long: bool = False) -> str:
     return f"{cpu if cpu is not None else '-'} / {d['solve_wall']} ({d['time_limit']:g} {clock})"
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.3f}%"
+def _pct(x, up: bool = True) -> str:
+    """x as a percentage with three decimals, rounded up (``up``: a gap, a width, an interval's
+    upper end) or down (an interval's lower end), never to the nearest: a printed bracket still
+    holds the value and a printed gap is never smaller than the one proved."""
+    return _dec(Fraction(x) * 100, 3, up) + "%"
 
 
 def report(run: Run, done: dict) -> dict:
@@ -157,7 +164,7 @@ def report(run: Run, done: dict) -> dict:
         lines.append(f"| {d['trace']} | {d['m']:,} | {d['agglomerative']:,} | {d['upper']:,} ({d['upper_by']}) | "
                      f"{d['certified_lower'] if d['certified_lower'] is not None else 'REJECTED'} | "
                      f"{_pct(g) if g is not None else '-'} | "
-                     f"{'[' + _pct(a[0]) + ', ' + _pct(a[1]) + ']' if a else '-'} | {d['tree_lower']:,} | "
+                     f"{'[' + _pct(a[0], up=False) + ', ' + _pct(a[1]) + ']' if a else '-'} | {d['tree_lower']:,} | "
                      f"{_secs(d)} | {d['load']} |")
     (run.dir / "table.md").write_text("\n".join(lines) + "\n")
     claims = []
@@ -177,10 +184,11 @@ def report(run: Run, done: dict) -> dict:
             agree = False
         else:
             agree = None
-        per = "; ".join(f"{d['trace']} ({d['m']:,} distinct requests): [{_pct(i[0])}, {_pct(i[1])}] (certified gap "
+        per = "; ".join(f"{d['trace']} ({d['m']:,} distinct requests): [{_pct(i[0], up=False)}, {_pct(i[1])}] "
+                        "(certified gap "
                         f"{_pct(g)}, {_secs(d, long=True)} at load {d['load']:g}"
                         + (f"; OPT_free = {d['upper']:,} by SCIP's tree, a solver's word: agglomerative "
-                           f"{_pct(i[0])} above" if d["tree_lower"] >= d["upper"] else "") + ")"
+                           f"{_pct(i[0], up=False)} above" if d["tree_lower"] >= d["upper"] else "") + ")"
                         for d, i, g in zip(rows, ints, gaps) if i)
         verdict = {True: "agrees: agglomerative is within 0.05% of OPT_free on every trace (certified)",
                    False: "disagrees: on at least one trace agglomerative is proved more than 0.05% above OPT_free",
@@ -188,7 +196,7 @@ def report(run: Run, done: dict) -> dict:
         claims.append({
             "claim": "C13", "what": f"agglomerative above OPT_free on {len(rows)} real traces (worst)",
             "paper": "0.05% from optimal",
-            "ours": f"[{_pct(worst_lo)}, {_pct(worst_hi)}]" if ok else "no certified bound",
+            "ours": f"[{_pct(worst_lo, up=False)}, {_pct(worst_hi)}]" if ok else "no certified bound",
             "agree": agree, "command": "python -m experiments.real_bounds",
             "detail": f"{verdict}; per trace: {per}; the upper end of each interval uses the LP-dual lower bound "
                       "rechecked in exact fractions (no solver trusted), the lower end the best layout found "
@@ -230,20 +238,37 @@ def online_ratio_rows(d: dict | None) -> list[dict]:
     return rows
 
 
+def _ratio(r: dict, bound: str) -> Fraction:
+    """online prefill / one end of OPT_free's bracket, exact (the csv's ratios are rounded)."""
+    return Fraction(int(r["online_prefill"]), int(r[bound]))
+
+
+def _dec(x, places: int, up: bool = True) -> str:
+    """x with ``places`` decimals, rounded up or down (never to the nearest)."""
+    k = Fraction(x) * 10 ** places
+    k = math.ceil(k) if up else math.floor(k)
+    return f"{'-' if k < 0 else ''}{abs(k) // 10 ** places}.{abs(k) % 10 ** places:0{places}d}"
+
+
 def online_claim(rows: list[dict]) -> dict:
     """The row for results/README.md: the online ratios on the trace and how wide their brackets are."""
     given = [r for r in rows if r["arrival"] == "given"]
     by_w = {r["W"]: r for r in given}
     pick = [w for w in ("1", "8", "64", "512") if w in by_w]
-    width = max(r["width_pct"] for r in rows)
+    # exact, from the bracket's ends (the csv's width_pct is rounded to the nearest), printed rounded
+    # up: [c / upper, c / lower] is (upper - lower) / lower wide relative to its lower end
+    width = max(Fraction(int(r["opt_free_upper"]) - int(r["opt_free_lower_certified"]),
+                         int(r["opt_free_lower_certified"])) for r in rows)
     return {"claim": "C11", "what": "online_layout / OPT_free on the FanOutQA k = 10 trace (given arrival, W = "
                                     + ", ".join(pick) + ")",
             "paper": "savings rise with W",
-            "ours": ", ".join(f"{by_w[w]['ratio_at_least']:.4f}-{by_w[w]['ratio_at_most']:.4f}" for w in pick),
-            "agree": all(by_w[a]["ratio_at_least"] > by_w[b]["ratio_at_most"] for a, b in zip(pick, pick[1:])),
+            "ours": ", ".join(f"{_dec(_ratio(by_w[w], 'opt_free_upper'), 4, up=False)}-"
+                              f"{_dec(_ratio(by_w[w], 'opt_free_lower_certified'), 4)}" for w in pick),
+            "agree": all(_ratio(by_w[a], "opt_free_upper") > _ratio(by_w[b], "opt_free_lower_certified")
+                         for a, b in zip(pick, pick[1:])),
             "command": "python -m experiments.real_bounds",
-            "detail": f"every bracket (both arrivals, every W of results/serving/online.csv) at most {width:.3f}% wide "
-                      f"({'within' if width <= 0.1 else 'NOT within'} the 0.1% aimed at): OPT_free between the "
+            "detail": f"every bracket (both arrivals, every W of results/serving/online.csv) at most {_pct(width)} wide "
+                      f"({'within' if width <= Fraction(1, 1000) else 'NOT within'} the 0.1% aimed at): OPT_free between the "
                       "LP-dual certificate with cut rows (rechecked in fractions) and the best layout found; agree "
                       "means the proved ratio falls strictly from each W to the next"}
 

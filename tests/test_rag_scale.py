@@ -119,3 +119,49 @@ def test_narrowed_takes_the_tighter_end_of_each_pass():
     n = narrowed(dict(row, dcut_lower=17, dcut_upper=17))
     assert n["exact"] and n["lower"] == n["upper"] == 17 and n["method"] == "closure+dcut"
     assert narrowed(dict(row, dcut_upper=None)) == dict(row, dcut_upper=None)  # no pass: unchanged
+
+
+def test_dcut_pass_counts_its_limit_on_the_chosen_clock(monkeypatch, tmp_path):
+    """--clock reaches the solver: CPU seconds by default, wall seconds (the earlier behaviour) on request."""
+    import json
+
+    import experiments.rag_scale as rs
+    from mptsearch.exact import dcut_bnc
+
+    class Stop(Exception):
+        pass
+
+    passed = []
+
+    def run_dcut(out, time_limit, shard, commit, seed, clock="unset"):
+        passed.append((time_limit, clock))
+        raise Stop
+
+    monkeypatch.setattr(rs, "run_dcut", run_dcut)
+    for argv, want in (([], (60.0, "cpu")), (["--clock", "wall", "--dcut-time-limit", "5"], (5.0, "wall"))):
+        with pytest.raises(Stop):
+            rs.main(["--dcut", "--out", str(tmp_path)] + argv)
+        assert passed[-1] == want
+        assert json.loads((tmp_path / "meta_dcut.json").read_text())["clock"] == want[1]
+    solve = dcut_bnc.opt_free_dcut
+    clocks = []
+
+    def recording(inst, **kw):
+        clocks.append(kw.get("clock", "unset"))
+        return solve(inst, **kw)
+
+    monkeypatch.setattr(dcut_bnc, "opt_free_dcut", recording)
+    inst = make_instance("c5", 10, 0, 7)
+    assert dcut_bracket(inst, 30)["dcut_lower"] == dcut_bracket(inst, 30, "wall")["dcut_lower"] == opt_free(inst).value
+    assert clocks == ["cpu", "wall"]
+
+
+def test_printed_intervals_hold_the_exact_ones():
+    """An interval's lower end is rounded down and its upper end up (never to the nearest); a point
+    value to the nearest; a gap or a width up."""
+    from experiments.rag_scale import _fmt_interval, _pct_up
+
+    assert _fmt_interval(Fraction(1021099, 10**6), Fraction(1023201, 10**6), pct=True) == "[2.10%, 2.33%]"
+    assert _fmt_interval(Fraction(1021099, 10**6), Fraction(1023201, 10**6)) == "[1.0210, 1.0233]"
+    assert _fmt_interval(Fraction(1021099, 10**6), Fraction(1021099, 10**6), pct=True) == "2.11%"
+    assert _pct_up(Fraction(2001, 10**6)) == "0.21" and _pct_up(Fraction(2, 1000)) == "0.20"
