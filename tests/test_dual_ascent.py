@@ -55,3 +55,16 @@ def test_output_arrays_grow_without_changing_the_result():
             a, b = dual_ascent(g, sub), dual_ascent(g, sub, capacity=1)
             assert a.bound == b.bound and (a.reduced == b.reduced).all() and len(a.cuts) == len(b.cuts)
             assert all(x[:2] == y[:2] and (x[2] == y[2]).all() for x, y in zip(a.cuts, b.cuts))
+
+
+def test_zero_cost_paths_reach_every_request():
+    from mptsearch.exact.dcut_bnc import reachable_all
+    from mptsearch.exact.dual_ascent import zero_cost_paths
+
+    for inst in _random_instances(41, 20):
+        for g in _components(inst)[1]:
+            sub = request_subdags(g)
+            r = dual_ascent(g, sub)
+            used = zero_cost_paths(g, sub, r.reduced)
+            assert reachable_all(g, used) and (r.reduced[used] == 0).all()
+            assert not zero_cost_paths(g, sub, g.costs).any()  # before any ascent no arc costs 0

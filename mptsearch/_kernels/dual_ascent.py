@@ -113,3 +113,42 @@ def dual_ascent_all(cost, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
         if c >= 0:
             heapq.heappush(heap, (np.int64(c), r))
     return bound, nc, red, overflow
+
+
+@njit(cache=True)
+def zero_paths_all(red, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, used):
+    """Marks in ``used`` (per global arc) one path of reduced cost 0 from ∅ to each request, the
+    fewest arcs first (a search back from the request); a request with none marks nothing."""
+    nreq = len(node_ptr) - 1
+    maxk = 0
+    for r in range(nreq):
+        maxk = max(maxk, node_ptr[r + 1] - node_ptr[r])
+    seen = np.zeros(max(1, maxk), np.bool_)
+    pred = np.empty(max(1, maxk), np.int64)
+    queue = np.empty(max(1, maxk), np.int64)
+    for r in range(nreq):
+        base = node_ptr[r]
+        k = node_ptr[r + 1] - base
+        for v in range(k):
+            seen[v] = False
+            pred[v] = -1
+        seen[k - 1] = True
+        queue[0] = k - 1
+        hd, tl = 0, 1
+        while hd < tl and not seen[0]:
+            v = queue[hd]
+            hd += 1
+            for p in range(adj_ptr[base + v], adj_ptr[base + v + 1]):
+                j = adj_arc[p]
+                if lhead[j] == v and not seen[ltail[j]] and red[garc[j]] == 0:
+                    seen[ltail[j]] = True
+                    pred[ltail[j]] = j
+                    queue[tl] = ltail[j]
+                    tl += 1
+        if not seen[0]:
+            continue
+        v = 0
+        while v != k - 1:
+            j = pred[v]
+            used[garc[j]] = True
+            v = lhead[j]

@@ -448,7 +448,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
            tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter, max_cuts: int | None = None,
            per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None,
            cut_growth: float = 1.0, first_deadline: float | None = None,
-           ipm_rows: int | None = None) -> CutLP:
+           ipm_rows: int | None = None, ascent_cuts: list = ()) -> CutLP:
     """The cut LP of one component by the cut loop (module docstring).
 
     Parameters
@@ -483,6 +483,10 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     cuts : list of (kind, arc ids)
         Cut rows to start from (a checkpoint's; each a valid row, whatever x), ``kind`` as in
         :class:`CutModel`.
+    ascent_cuts : list of (kind, arc ids)
+        More cut rows to start from, the dual ascent's (:mod:`mptsearch.exact.dual_ascent`):
+        the first LP is then at least the ascent's bound. Unlike ``cuts`` they do not count
+        towards ``ipm_rows``: the first solve stays a dual simplex one.
     max_cuts : int, optional
         New rows per round at most: the most violated cut of every violated request first,
         then the others by violation (x(δ⁻(S)) ascending); the rest are dropped (the next
@@ -537,9 +541,9 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     active: list = []  # (kind, arcs, slack rounds)
     pool: dict = {}  # row key -> (kind, arcs): dropped cuts, rechecked first
     keys: set = set()
-    if len(cuts):
+    for start in (cuts, ascent_cuts):
         first = []
-        for kind, arcs in cuts:
+        for kind, arcs in start:
             key = tuple(sorted(np.asarray(arcs).tolist()))
             if key not in keys:
                 keys.add(key)
@@ -547,11 +551,13 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for _, a in first], [1.0] * len(first),
                   [np.inf] * len(first))
         active.extend((kind, arcs, 0) for kind, arcs in first)
+        if start is cuts:
+            ncuts = len(active)
     lp_seconds = 0.0
     history, solvers = [], []
     cover = snap = None
     rounds, converged, readded = 0, False, 0
-    pending = len(active)  # rows added since the last solve
+    pending = ncuts  # rows added since the last solve (the ascent's not counted)
     ipm_clock = None  # clock seconds of the last interior-point solve
     while True:
         ipm = ipm_rows is not None and pending >= ipm_rows

@@ -41,8 +41,9 @@ max-flow in *every* node of the tree, not only at the root. Per component:
 
 Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a guess: LB is
 the largest of ceil(LB_LP) (certifiable), the dual ascent's bound (:mod:`mptsearch.exact.dual_ascent`,
-an integer feasible dual of the cut rows made before the LP in a fraction of a second: certifiable
-the same way) and the tree's bound (SCIP's word), or UB itself when
+an integer feasible dual of the cut rows made before the LP in a fraction of a second; a dual of
+the same kind as the LP's, though the certificate writer writes the LP's only) and the tree's
+bound (SCIP's word), or UB itself when
 the reductions of :mod:`mptsearch.exact.dcut_reduce` prove that no arborescence is cheaper
 (floating duals, not certified); UB is the trie cost of the best layout. The time limit is
 read by every phase after the closure is built: the root loop (no round after three quarters
@@ -51,8 +52,9 @@ on to :data:`FIRST_LP_SHARE` of it), the local search (its steps scaled to what 
 reductions (no round after the deadline), and the SCIP model's build (the clock read every
 :data:`BUILD_CHECK` rows; a model not built in time is not solved). A component whose first LP
 does not finish in time is bounded below by the larger of the MST bound (below) and the dual
-ascent's bound and laid out by the local search started from its requests in the rest of its
-share (or by agglomerative, when that costs less). The closure and the
+ascent's bound and laid out by the local search in the rest of its share, started from its
+requests and from the nodes of the ascent's paths of reduced cost 0, the better kept (or by
+agglomerative, when that costs less). The closure and the
 per-request sub-DAGs are built under the same limit (:func:`~mptsearch.exact.closure.closure_graph`
 and :func:`~mptsearch.exact.dcut.request_subdags` read the clock as they go): a component whose
 model is not built in time gets the MST bound too, and the result says so
@@ -477,7 +479,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     from .dcut import cut_lp, request_subdags
     from .dcut_checkpoint import Checkpoint
     from .dcut_reduce import reduce_fixing
-    from .dual_ascent import dual_ascent
+    from .dual_ascent import dual_ascent, zero_cost_paths
 
     if clock not in ("wall", "cpu"):
         raise ValueError(f"clock must be 'wall' or 'cpu', not {clock!r}")
@@ -536,7 +538,8 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         except BuildTimeout:
             mst_instead(masks, "sub-DAGs")
             continue
-        ascent = dual_ascent(g, subdags).bound
+        da = dual_ascent(g, subdags)
+        ascent = da.bound
         phase(pos, "dual ascent", ascent, None)
         lp_end = None if c_end is None else now() + ROOT_SHARE * share
         first_end = None if c_end is None else now() + FIRST_LP_SHARE * share
@@ -546,12 +549,14 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
                         cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now,
                         max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH, first_deadline=first_end,
-                        ipm_rows=ROOT_IPM_ROWS)
+                        ipm_rows=ROOT_IPM_ROWS, ascent_cuts=[(("cut", r, nodes), arcs) for r, nodes, arcs in da.cuts])
         except TimeoutError:  # not even the first LP in time: the dual ascent's bound, and the search's layout
             b = mst_instead(masks, "root LP", ascent)
             best = None
             if len(g.sets) >= SEARCH_SETS and (c_end is None or now() < c_end):
-                best, used = _lp_guided_search(g, red.weights, np.zeros(len(g.tails)), seed, search_steps,
+                # started from the nodes of the ascent's paths of reduced cost 0, and from the requests
+                paths = zero_cost_paths(g, subdags, da.reduced).astype(np.float64)
+                best, used = _lp_guided_search(g, red.weights, paths, seed, search_steps,
                                                None if c_end is None else c_end - now())
                 for i, s in zip(idx, steiner_layout(used, list(masks), red.weights, red.groups)):
                     layout[i] = s

@@ -28,8 +28,9 @@ bound grows by Δ. Arcs into S have their heads below R, hence their tails too: 
 *Termination (proved):* reduced costs only fall, so the set S of a request only grows; after a
 step the arc that reached d = 0 brings its tail into S, so every step of R grows S by a node,
 and R is connected after at most |D_R| - 1 steps. The requests are taken by a rule: the active
-one whose cut has the fewest arcs first (recomputed lazily), which on the Zipf suite gave higher
-bounds than the fixed orders tried (benchmarks/HISTORY.md). Everything is in integers, so the
+one whose cut has the fewest arcs first (recomputed lazily), which gave the highest bounds of
+the orders tried on m = 1,000 and 3,000 of the Zipf suite and one below the best fixed order on
+m = 200 #1 (benchmarks/HISTORY.md). Everything is in integers, so the
 bound is exact, and it is at most OPT_free whatever the order.
 
 Measured (CPU s, the solver's Zipf suite, :func:`benchmarks.bench_closure.zipf_unit`): m = 200
@@ -50,7 +51,7 @@ import numpy as np
 
 from .closure import ClosureGraph
 
-__all__ = ["DualAscent", "dual_ascent"]
+__all__ = ["DualAscent", "dual_ascent", "zero_cost_paths"]
 
 
 @dataclass
@@ -111,3 +112,18 @@ def dual_ascent(g: ClosureGraph, subdags: list | None = None, *, capacity: int |
     cuts = [(int(out_req[c]), tuple(out_nodes[out_nptr[c]:out_nptr[c + 1]].tolist()),
              out_arcs[out_aptr[c]:out_aptr[c + 1]].copy()) for c in range(nc)]
     return DualAscent(bound=int(bound), cuts=cuts, y=out_y[:nc].copy(), reduced=red)
+
+
+def zero_cost_paths(g: ClosureGraph, subdags: list, reduced: np.ndarray) -> np.ndarray:
+    """A bool per arc of ``g``: the union of one path of reduced cost 0 from ∅ to every request
+    (after :func:`dual_ascent` every request has one), the fewest arcs first. Its nodes are a
+    start for the Steiner-set search when no LP point is there (the primal side of the ascent:
+    an arborescence over them reaches every request). O(sum_R |D_R|)."""
+    from .._kernels.dual_ascent import zero_paths_all
+    from .dcut import _packed
+
+    p = _packed(subdags)
+    used = np.zeros(len(g.tails), dtype=np.bool_)
+    zero_paths_all(np.ascontiguousarray(reduced, dtype=np.int64), p.node_ptr, p.nodes, p.arc_ptr, p.ltail, p.lhead,
+                   p.garc, p.adj_ptr, p.adj_arc, used)
+    return used
