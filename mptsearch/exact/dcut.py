@@ -106,7 +106,9 @@ cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a
 rechecked first in each round; stop when no cut is violated, after ``max_rounds``, at the deadline, when the bound rounded up reaches a ``target`` (an upper
 bound: nothing is left to prove), or on tailing off (``tail_rounds`` rounds raising the bound
 by less than a relative ``tail_tol``). The value of every solved LP in the loop is a lower
-bound (its rows are valid); the last one is kept. A certificate (the row duals, each cut as its
+bound (its rows are valid); the last one is kept. The solver starts the loop from the cuts of the
+dual ascent (:mod:`mptsearch.exact.dual_ascent`, a feasible dual of them: the first LP is then at
+least the ascent's bound). A certificate (the row duals, each cut as its
 node set) is written and rechecked in exact arithmetic by :mod:`mptsearch.verify.lpdual`.
 Measured on one unit Zipf instance (m = 200, k = 10, 6,820 arcs; ``python
 benchmarks/bench_cut_loop.py loop 200 1 '{}' '{"nested": 2}' ...``), CPU seconds on a loaded

@@ -15,8 +15,9 @@ feasible dual. It is also a bound on the LP with the cover rows of :mod:`mptsear
 added (y extended by zeros stays feasible), so every LP of the cut loop that holds the rows
 S_1..S_q is at least sum_i y_i: seeding the loop with them can only raise its first value.
 For any arc a, an arborescence that uses it costs at least sum_i y_i + d_a (the same chain
-with the term d_a x_a kept), which is what reduced-cost fixing needs
-(:func:`mptsearch.exact.dcut_bnc.reduced_cost_fixing`, proved there for any feasible dual).
+with the term d_a x_a kept): the argument of the reduced-cost fixing of
+:mod:`mptsearch.exact.dcut_bnc`, which uses only that the dual is feasible (the solver fixes
+arcs by the root LP's reduced costs, not by these).
 
 **The ascent (Wong's, on the closure's DAG).** Start with d = c and y empty. For a request R,
 let S be the nodes of D_R from which R is reached along arcs of reduced cost 0 (R itself
