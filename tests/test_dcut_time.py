@@ -15,6 +15,7 @@ from mptsearch.bounds import mst_lower_bound
 from mptsearch.exact.closure import BuildTimeout, closure_graph, reduce_instance
 from mptsearch.exact.dcut import cut_lp, request_subdags
 from mptsearch.exact.dcut_bnc import component_mst_bound, opt_free_dcut
+from mptsearch.exact.dual_ascent import dual_ascent
 from mptsearch.exact.free import opt_free
 from mptsearch.instance import from_lists
 from mptsearch.trie import trie_cost
@@ -150,9 +151,10 @@ def test_the_first_lp_may_run_on_to_its_own_deadline():
     assert lp.rounds == 0 and len(lp.history) == 1 and abs(lp.value - whole.value) < 1e-6
 
 
-def test_a_first_lp_out_of_time_gives_the_mst_bound_and_the_search_layout(monkeypatch):
-    # the root LP raising as if out of time: the MST bound below, and above it the local search's
-    # layout from the requests (trie-costed, never above agglomerative's)
+def test_a_first_lp_out_of_time_gives_the_dual_ascent_and_the_search_layout(monkeypatch):
+    # the root LP raising as if out of time: the larger of the MST bound and the dual ascent's
+    # below, and above it the local search's layout from the requests (trie-costed, never above
+    # agglomerative's)
     import mptsearch.exact.dcut as dcut_mod
     from mptsearch.heuristics.agglomerative import agglomerative
 
@@ -165,10 +167,13 @@ def test_a_first_lp_out_of_time_gives_the_mst_bound_and_the_search_layout(monkey
         inst = _zipf(seed, 60, 40, 6)
         red = reduce_instance(inst)
         r = opt_free_dcut(inst, time_limit=2, clock="cpu")  # the search's steps scaled to about 2 s
-        assert r.lower == sum(component_mst_bound(m, red.weights) for _, m in red.components)
+        mst = sum(component_mst_bound(m, red.weights) for _, m in red.components)
+        ascent = sum(dual_ascent(closure_graph(m, red.weights)).bound for _, m in red.components)
+        assert r.lower == ascent > mst  # one component each
         assert r.upper == trie_cost(inst, r.layout) <= agglomerative(inst).cost
-        assert "timelimit (root LP: MST bound)" in r.status and "root LP out of time" in r.weaker_bound
-        assert [ph[1] for ph in r.phases] == ["search"] * len(r.phases) and r.phases
+        assert "timelimit (root LP: dual-ascent bound)" in r.status
+        assert "dual-ascent bound on 1 component (root LP out of time)" in r.weaker_bound
+        assert [ph[1] for ph in r.phases] == ["dual ascent", "search"]
         better += r.upper < agglomerative(inst).cost
     assert better  # the search, not agglomerative, gave the layout somewhere
 

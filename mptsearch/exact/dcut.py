@@ -106,7 +106,9 @@ cut rows that have been slack (x above 1 + tol and dual 0) for two rounds into a
 rechecked first in each round; stop when no cut is violated, after ``max_rounds``, at the deadline, when the bound rounded up reaches a ``target`` (an upper
 bound: nothing is left to prove), or on tailing off (``tail_rounds`` rounds raising the bound
 by less than a relative ``tail_tol``). The value of every solved LP in the loop is a lower
-bound (its rows are valid); the last one is kept. A certificate (the row duals, each cut as its
+bound (its rows are valid); the last one is kept. The solver starts the loop from the cuts of the
+dual ascent (:mod:`mptsearch.exact.dual_ascent`, a feasible dual of them: the first LP is then at
+least the ascent's bound). A certificate (the row duals, each cut as its
 node set) is written and rechecked in exact arithmetic by :mod:`mptsearch.verify.lpdual`.
 Measured on one unit Zipf instance (m = 200, k = 10, 6,820 arcs; ``python
 benchmarks/bench_cut_loop.py loop 200 1 '{}' '{"nested": 2}' ...``), CPU seconds on a loaded
@@ -448,7 +450,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
            tail_tol: float = TAIL_TOL, cuts: list = (), clock=time.perf_counter, max_cuts: int | None = None,
            per_request: int | None = None, drop_after: int = 2, highs_options: dict | None = None,
            cut_growth: float = 1.0, first_deadline: float | None = None,
-           ipm_rows: int | None = None) -> CutLP:
+           ipm_rows: int | None = None, ascent_cuts: list = ()) -> CutLP:
     """The cut LP of one component by the cut loop (module docstring).
 
     Parameters
@@ -483,6 +485,10 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     cuts : list of (kind, arc ids)
         Cut rows to start from (a checkpoint's; each a valid row, whatever x), ``kind`` as in
         :class:`CutModel`.
+    ascent_cuts : list of (kind, arc ids)
+        More cut rows to start from, the dual ascent's (:mod:`mptsearch.exact.dual_ascent`):
+        the first LP is then at least the ascent's bound. Unlike ``cuts`` they do not count
+        towards ``ipm_rows``: the first solve stays a dual simplex one.
     max_cuts : int, optional
         New rows per round at most: the most violated cut of every violated request first,
         then the others by violation (x(δ⁻(S)) ascending); the rest are dropped (the next
@@ -537,9 +543,9 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     active: list = []  # (kind, arcs, slack rounds)
     pool: dict = {}  # row key -> (kind, arcs): dropped cuts, rechecked first
     keys: set = set()
-    if len(cuts):
+    for start in (cuts, ascent_cuts):
         first = []
-        for kind, arcs in cuts:
+        for kind, arcs in start:
             key = tuple(sorted(np.asarray(arcs).tolist()))
             if key not in keys:
                 keys.add(key)
@@ -547,11 +553,13 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for _, a in first], [1.0] * len(first),
                   [np.inf] * len(first))
         active.extend((kind, arcs, 0) for kind, arcs in first)
+        if start is cuts:
+            ncuts = len(active)
     lp_seconds = 0.0
     history, solvers = [], []
     cover = snap = None
     rounds, converged, readded = 0, False, 0
-    pending = len(active)  # rows added since the last solve
+    pending = ncuts  # rows added since the last solve (the ascent's not counted)
     ipm_clock = None  # clock seconds of the last interior-point solve
     while True:
         ipm = ipm_rows is not None and pending >= ipm_rows

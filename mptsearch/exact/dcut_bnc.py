@@ -40,7 +40,10 @@ max-flow in *every* node of the tree, not only at the root. Per component:
    are switched off (they assume every constraint is known in advance).
 
 Out of time the result is the bracket LB <= OPT_free <= UB and its gap, never a guess: LB is
-the larger of ceil(LB_LP) (certifiable) and the tree's bound (SCIP's word), or UB itself when
+the largest of ceil(LB_LP) (certifiable), the dual ascent's bound (:mod:`mptsearch.exact.dual_ascent`,
+an integer feasible dual of the cut rows made before the LP in a fraction of a second; a dual of
+the same kind as the LP's, though the certificate writer writes the LP's only) and the tree's
+bound (SCIP's word), or UB itself when
 the reductions of :mod:`mptsearch.exact.dcut_reduce` prove that no arborescence is cheaper
 (floating duals, not certified); UB is the trie cost of the best layout. The time limit is
 read by every phase after the closure is built: the root loop (no round after three quarters
@@ -48,9 +51,10 @@ of the component's share, :data:`ROOT_SHARE`; its first LP, the cover LP solved 
 on to :data:`FIRST_LP_SHARE` of it), the local search (its steps scaled to what is left), the
 reductions (no round after the deadline), and the SCIP model's build (the clock read every
 :data:`BUILD_CHECK` rows; a model not built in time is not solved). A component whose first LP
-does not finish in time is bounded below by the MST bound (below) and laid out by the local
-search started from its requests in the rest of its share (or by agglomerative, when that costs
-less). The closure and the
+does not finish in time is bounded below by the larger of the MST bound (below) and the dual
+ascent's bound and laid out by the local search in the rest of its share, started from its
+requests and from the nodes of the ascent's paths of reduced cost 0, the better kept (or by
+agglomerative, when that costs less). The closure and the
 per-request sub-DAGs are built under the same limit (:func:`~mptsearch.exact.closure.closure_graph`
 and :func:`~mptsearch.exact.dcut.request_subdags` read the clock as they go): a component whose
 model is not built in time gets the MST bound too, and the result says so
@@ -449,8 +453,9 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     -------
     mptsearch.exact.arborescence.ClosureResult
         ``formulation`` "dcut"; ``lp_bound`` the root cut LP's value, ``status`` "optimal"
-        (and how it was proved: "lp" when the rounded-up root bound met the layout, "tree"
-        otherwise) or SCIP's status.
+        (and how it was proved: "lp" when the rounded-up root bound met the layout, "dual
+        ascent" when the dual ascent's did, "reduction" or "tree" otherwise) or SCIP's status
+        (with the phase and the weaker bound used when a component's LP is missing).
 
     Notes
     -----
@@ -474,6 +479,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     from .dcut import cut_lp, request_subdags
     from .dcut_checkpoint import Checkpoint
     from .dcut_reduce import reduce_fixing
+    from .dual_ascent import dual_ascent, zero_cost_paths
 
     if clock not in ("wall", "cpu"):
         raise ValueError(f"clock must be 'wall' or 'cpu', not {clock!r}")
@@ -493,14 +499,18 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     def phase(pos, name, low, up):
         phases.append((pos, name, round(now() - start, 2), int(low), None if up is None else int(up)))
 
-    def mst_instead(masks, phase):  # the component's model is not there: its MST bound (module docstring)
+    def mst_instead(masks, phase, ascent=None):
+        # the component's LP is not there: its MST bound, or the dual ascent's when higher (module docstring)
         nonlocal lower, lp_total, optimal
         b = component_mst_bound(masks, red.weights)
+        which = "MST bound"
+        if ascent is not None and ascent > b:
+            b, which = ascent, "dual-ascent bound"
         lower += b
         lp_total += b
         optimal = False
-        statuses.add(f"timelimit ({phase}: MST bound)")
-        weaker[phase] = weaker.get(phase, 0) + 1
+        statuses.add(f"timelimit ({phase}: {which})")
+        weaker[(phase, which)] = weaker.get((phase, which), 0) + 1
         return b
 
     for idx, masks in red.components:
@@ -528,6 +538,9 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         except BuildTimeout:
             mst_instead(masks, "sub-DAGs")
             continue
+        da = dual_ascent(g, subdags)
+        ascent = da.bound
+        phase(pos, "dual ascent", ascent, None)
         lp_end = None if c_end is None else now() + ROOT_SHARE * share
         first_end = None if c_end is None else now() + FIRST_LP_SHARE * share
         saved_cuts, saved_best, saved_lay = ([], None, None) if ck is None else ck.component(idx, g, red.groups)
@@ -536,12 +549,14 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             lp = cut_lp(g, deadline=lp_end, max_rounds=0 if root_done else max_rounds, subdags=subdags,
                         cuts=saved_cuts, target=saved_best, tail_rounds=tail_rounds, clock=now,
                         max_cuts=ROOT_CUTS, cut_growth=ROOT_GROWTH, first_deadline=first_end,
-                        ipm_rows=ROOT_IPM_ROWS)
-        except TimeoutError:  # not even the first LP in time: the MST bound, and the search's layout
-            b = mst_instead(masks, "root LP")
+                        ipm_rows=ROOT_IPM_ROWS, ascent_cuts=[(("cut", r, nodes), arcs) for r, nodes, arcs in da.cuts])
+        except TimeoutError:  # not even the first LP in time: the dual ascent's bound, and the search's layout
+            b = mst_instead(masks, "root LP", ascent)
             best = None
             if len(g.sets) >= SEARCH_SETS and (c_end is None or now() < c_end):
-                best, used = _lp_guided_search(g, red.weights, np.zeros(len(g.tails)), seed, search_steps,
+                # started from the nodes of the ascent's paths of reduced cost 0, and from the requests
+                paths = zero_cost_paths(g, subdags, da.reduced).astype(np.float64)
+                best, used = _lp_guided_search(g, red.weights, paths, seed, search_steps,
                                                None if c_end is None else c_end - now())
                 for i, s in zip(idx, steiner_layout(used, list(masks), red.weights, red.groups)):
                     layout[i] = s
@@ -555,7 +570,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                               lp.rounds < max_rounds and (lp_end is None or now() < lp_end))})
         if keep_duals:
             duals.append((idx, g, lp.model, lp.duals, lp.value))
-        lb = int(math.ceil(lp.value - 1e-6))
+        lb = max(int(math.ceil(lp.value - 1e-6)), ascent)
         best, lay, best_x = saved_best, saved_lay, None
         phase(pos, "root", lb, best)
         if len(g.sets) >= SEARCH_SETS and (best is None or lb < best) and (c_end is None or now() < c_end):
@@ -619,9 +634,10 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                 ck.save(idx, g, red.groups, tree={"bound": int(bound), "status": st})
             phase(pos, "tree", bound, best)
             if best is not None and bound >= best:
-                proved.add("lp" if lb >= best else "tree")  # the rounded-up root LP alone may meet it
+                # the rounded-up root LP (or the dual ascent) alone may meet it
+                proved.add(("lp" if math.ceil(lp.value - 1e-6) >= best else "dual ascent") if lb >= best else "tree")
         elif lb >= best:
-            proved.add("lp")
+            proved.add("lp" if math.ceil(lp.value - 1e-6) >= best else "dual ascent")
         if best is not None and bound > best:
             raise RuntimeError(f"directed-cut bound {bound} above a layout of cost {best}")
         lower += bound
@@ -647,8 +663,8 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         optimal = False
         statuses.add("layout above the bound")
     status = "optimal (" + "+".join(sorted(proved)) + ")" if optimal else ", ".join(sorted(statuses))
-    note = "; ".join(f"MST bound on {k} component{'s' if k > 1 else ''} ({p} out of time)"
-                     for p, k in weaker.items())
+    note = "; ".join(f"{which} on {k} component{'s' if k > 1 else ''} ({p} out of time)"
+                     for (p, which), k in weaker.items())
     return ClosureResult(value=cost if optimal else None, lower=lower, upper=cost, optimal=optimal,
                          layout=layout, lp_bound=lp_total, sets=nsets, arcs=narcs,
                          components=len(red.components), seconds=time.perf_counter() - t0, status=status,
