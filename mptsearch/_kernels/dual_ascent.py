@@ -14,14 +14,26 @@ __all__ = ["dual_ascent_all"]
 
 
 @njit(cache=True)
-def _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue):
+def _scratch(node_ptr):
+    """The work arrays of :func:`_root_side` (seen, queue, pred), as long as the largest sub-DAG."""
+    maxk = 1
+    for r in range(len(node_ptr) - 1):
+        maxk = max(maxk, node_ptr[r + 1] - node_ptr[r])
+    return np.zeros(maxk, np.bool_), np.empty(maxk, np.int64), np.empty(maxk, np.int64)
+
+
+@njit(cache=True)
+def _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue, pred):
     """Marks in ``seen`` the local nodes of D_r from which r (local ``k - 1``) is reached along
-    arcs of reduced cost 0. Returns -1 when ∅ (local 0) is among them, else the number of arcs
-    entering the marked set."""
+    arcs of reduced cost 0, a breadth-first search back from r: ``pred[v]`` the packed arc by
+    which v was reached (leaving v), so following it from a node gives a path of reduced cost 0
+    to r with the fewest arcs. Returns -1 when ∅ (local 0) is among them, else the number of
+    arcs entering the marked set."""
     base = node_ptr[r]
     k = node_ptr[r + 1] - base
     for v in range(k):
         seen[v] = False
+        pred[v] = -1
     seen[k - 1] = True
     queue[0] = k - 1
     hd, tl = 0, 1
@@ -32,6 +44,7 @@ def _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, 
             j = adj_arc[p]
             if lhead[j] == v and not seen[ltail[j]] and red[garc[j]] == 0:
                 seen[ltail[j]] = True
+                pred[ltail[j]] = j
                 queue[tl] = ltail[j]
                 tl += 1
     if seen[0]:
@@ -54,15 +67,11 @@ def dual_ascent_all(cost, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
     caller retries with larger ones (the ascent itself goes on, so the bound is the same)."""
     red = cost.copy()
     nreq = len(node_ptr) - 1
-    maxk = 0
-    for r in range(nreq):
-        maxk = max(maxk, node_ptr[r + 1] - node_ptr[r])
-    seen = np.zeros(max(1, maxk), np.bool_)
-    queue = np.empty(max(1, maxk), np.int64)
+    seen, queue, pred = _scratch(node_ptr)
     heap = [(np.int64(0), np.int64(0))]
     heap.pop()
     for r in range(nreq):
-        c = _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue)
+        c = _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue, pred)
         if c >= 0:
             heap.append((np.int64(c), np.int64(r)))
     heapq.heapify(heap)
@@ -74,7 +83,7 @@ def dual_ascent_all(cost, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
     while len(heap) > 0:
         item = heapq.heappop(heap)
         r = item[1]
-        c = _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue)
+        c = _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue, pred)
         if c < 0:
             continue
         if len(heap) > 0 and c > heap[0][0]:
@@ -109,7 +118,7 @@ def dual_ascent_all(cost, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr,
             out_nptr[nc + 1] = out_nptr[nc] + nn
             nc += 1
         bound += d
-        c = _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue)
+        c = _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue, pred)
         if c >= 0:
             heapq.heappush(heap, (np.int64(c), r))
     return bound, nc, red, overflow
@@ -120,33 +129,11 @@ def zero_paths_all(red, node_ptr, nodes, arc_ptr, ltail, lhead, garc, adj_ptr, a
     """Marks in ``used`` (per global arc) one path of reduced cost 0 from ∅ to each request, the
     fewest arcs first (a search back from the request); a request with none marks nothing."""
     nreq = len(node_ptr) - 1
-    maxk = 0
+    seen, queue, pred = _scratch(node_ptr)
     for r in range(nreq):
-        maxk = max(maxk, node_ptr[r + 1] - node_ptr[r])
-    seen = np.zeros(max(1, maxk), np.bool_)
-    pred = np.empty(max(1, maxk), np.int64)
-    queue = np.empty(max(1, maxk), np.int64)
-    for r in range(nreq):
-        base = node_ptr[r]
-        k = node_ptr[r + 1] - base
-        for v in range(k):
-            seen[v] = False
-            pred[v] = -1
-        seen[k - 1] = True
-        queue[0] = k - 1
-        hd, tl = 0, 1
-        while hd < tl and not seen[0]:
-            v = queue[hd]
-            hd += 1
-            for p in range(adj_ptr[base + v], adj_ptr[base + v + 1]):
-                j = adj_arc[p]
-                if lhead[j] == v and not seen[ltail[j]] and red[garc[j]] == 0:
-                    seen[ltail[j]] = True
-                    pred[ltail[j]] = j
-                    queue[tl] = ltail[j]
-                    tl += 1
-        if not seen[0]:
-            continue
+        if _root_side(r, red, node_ptr, arc_ptr, ltail, lhead, garc, adj_ptr, adj_arc, seen, queue, pred) >= 0:
+            continue  # ∅ does not reach r along arcs of reduced cost 0
+        k = node_ptr[r + 1] - node_ptr[r]
         v = 0
         while v != k - 1:
             j = pred[v]
