@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import platform
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import mptsearch
@@ -88,6 +90,15 @@ class Run:
         self.write_json("summary.json", {"experiment": self.name, "claims": claims,
                                          "seconds_total": round(time.perf_counter() - self.t0, 3),
                                          "timings": self.timings})
+
+
+def decimals(x, places: int, up: bool | None = True) -> str:
+    """``x`` (a Fraction, an int, or a float read exactly) with ``places`` decimals, rounded up
+    (``up`` True: a gap, a width, an interval's upper end), down (False: an interval's lower end)
+    or, for a point value (None), to the nearest: a printed bracket still holds the value."""
+    k = Fraction(x) * 10 ** places
+    k = math.ceil(k) if up else math.floor(k) if up is False else round(k)
+    return f"{'-' if k < 0 else ''}{abs(k) // 10 ** places}.{abs(k) % 10 ** places:0{places}d}"
 
 
 def save_figure(fig, path: Path, dpi: int = 120) -> Path:

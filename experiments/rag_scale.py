@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import sys
 import time
 from fractions import Fraction
@@ -56,7 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import RESULTS, Run, parser, save_figure
+from ._common import RESULTS, Run, decimals, parser, save_figure
 from .rag_shaped import rag_instance
 
 NAME = "rag_scale"
@@ -355,25 +354,18 @@ def _groups(rows: list[dict]) -> dict:
     return out
 
 
-def _round(x, places: int, up: bool | None) -> str:
-    """x (a Fraction) with ``places`` decimals, rounded up, down or (None: a point value) to the nearest."""
-    k = Fraction(x) * 10 ** places
-    k = math.ceil(k) if up else math.floor(k) if up is False else round(k)
-    return f"{'-' if k < 0 else ''}{abs(k) // 10 ** places}.{abs(k) % 10 ** places:0{places}d}"
-
-
 def _fmt_interval(lo, hi, pct: bool = False) -> str:
     """A ratio interval [lo, hi] (Fractions): its lower end rounded down and its upper end up, so
     the printed interval holds the exact one; one number, to the nearest, when lo = hi.
     ``pct``: as the percentage above 1 (2 decimals), else the ratio (4 decimals)."""
     def f(x, up):
-        return _round(100 * (x - 1), 2, up) + "%" if pct else _round(x, 4, up)
+        return decimals(100 * (x - 1), 2, up) + "%" if pct else decimals(x, 4, up)
     return f(lo, None) if lo == hi else f"[{f(lo, False)}, {f(hi, True)}]"
 
 
 def _pct_up(x) -> str:
     """A gap or a width (a Fraction) in percent, rounded up: never printed narrower than it is."""
-    return _round(100 * Fraction(x), 2, True)
+    return decimals(100 * Fraction(x), 2, True)
 
 
 def cell_stats(group: list[dict], h: str, lower: str = "lower") -> dict:

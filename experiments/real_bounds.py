@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 import os
 import pickle
 import sys
@@ -41,7 +40,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-from ._common import RESULTS, Run, parser
+from ._common import RESULTS, Run, decimals, parser
 from mptsearch._files import sha256_file as _sha256
 
 NAME = "real_bounds"
@@ -150,7 +149,7 @@ def _pct(x, up: bool = True) -> str:
     """x as a percentage with three decimals, rounded up (``up``: a gap, a width, an interval's
     upper end) or down (an interval's lower end), never to the nearest: a printed bracket still
     holds the value and a printed gap is never smaller than the one proved."""
-    return _dec(Fraction(x) * 100, 3, up) + "%"
+    return decimals(Fraction(x) * 100, 3, up) + "%"
 
 
 def report(run: Run, done: dict) -> dict:
@@ -243,13 +242,6 @@ def _ratio(r: dict, bound: str) -> Fraction:
     return Fraction(int(r["online_prefill"]), int(r[bound]))
 
 
-def _dec(x, places: int, up: bool = True) -> str:
-    """x with ``places`` decimals, rounded up or down (never to the nearest)."""
-    k = Fraction(x) * 10 ** places
-    k = math.ceil(k) if up else math.floor(k)
-    return f"{'-' if k < 0 else ''}{abs(k) // 10 ** places}.{abs(k) % 10 ** places:0{places}d}"
-
-
 def online_claim(rows: list[dict]) -> dict:
     """The row for results/README.md: the online ratios on the trace and how wide their brackets are."""
     given = [r for r in rows if r["arrival"] == "given"]
@@ -262,8 +254,8 @@ def online_claim(rows: list[dict]) -> dict:
     return {"claim": "C11", "what": "online_layout / OPT_free on the FanOutQA k = 10 trace (given arrival, W = "
                                     + ", ".join(pick) + ")",
             "paper": "savings rise with W",
-            "ours": ", ".join(f"{_dec(_ratio(by_w[w], 'opt_free_upper'), 4, up=False)}-"
-                              f"{_dec(_ratio(by_w[w], 'opt_free_lower_certified'), 4)}" for w in pick),
+            "ours": ", ".join(f"{decimals(_ratio(by_w[w], 'opt_free_upper'), 4, up=False)}-"
+                              f"{decimals(_ratio(by_w[w], 'opt_free_lower_certified'), 4)}" for w in pick),
             "agree": all(_ratio(by_w[a], "opt_free_upper") > _ratio(by_w[b], "opt_free_lower_certified")
                          for a, b in zip(pick, pick[1:])),
             "command": "python -m experiments.real_bounds",
