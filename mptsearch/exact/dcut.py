@@ -543,7 +543,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
     active: list = []  # (kind, arcs, slack rounds)
     pool: dict = {}  # row key -> (kind, arcs): dropped cuts, rechecked first
     keys: set = set()
-    for start in (cuts, ascent_cuts):
+    for i, start in enumerate((cuts, ascent_cuts)):
         first = []
         for kind, arcs in start:
             key = tuple(sorted(np.asarray(arcs).tolist()))
@@ -553,7 +553,7 @@ def cut_lp(g: ClosureGraph, *, deadline: float | None = None, max_rounds: int = 
         _add_rows(h, [(a.astype(np.int32), np.ones(len(a))) for _, a in first], [1.0] * len(first),
                   [np.inf] * len(first))
         active.extend((kind, arcs, 0) for kind, arcs in first)
-        if start is cuts:
+        if i == 0:
             ncuts = len(active)
     lp_seconds = 0.0
     history, solvers = [], []

@@ -499,7 +499,7 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     def phase(pos, name, low, up):
         phases.append((pos, name, round(now() - start, 2), int(low), None if up is None else int(up)))
 
-    def mst_instead(masks, phase, ascent=None):
+    def mst_instead(masks, where, ascent=None):
         # the component's LP is not there: its MST bound, or the dual ascent's when higher (module docstring)
         nonlocal lower, lp_total, optimal
         b = component_mst_bound(masks, red.weights)
@@ -509,8 +509,8 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
         lower += b
         lp_total += b
         optimal = False
-        statuses.add(f"timelimit ({phase}: {which})")
-        weaker[(phase, which)] = weaker.get((phase, which), 0) + 1
+        statuses.add(f"timelimit ({where}: {which})")
+        weaker[(where, which)] = weaker.get((where, which), 0) + 1
         return b
 
     for idx, masks in red.components:
@@ -570,7 +570,8 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
                               lp.rounds < max_rounds and (lp_end is None or now() < lp_end))})
         if keep_duals:
             duals.append((idx, g, lp.model, lp.duals, lp.value))
-        lb = max(int(math.ceil(lp.value - 1e-6)), ascent)
+        lp_lb = int(math.ceil(lp.value - 1e-6))
+        lb = max(lp_lb, ascent)
         best, lay, best_x = saved_best, saved_lay, None
         phase(pos, "root", lb, best)
         if len(g.sets) >= SEARCH_SETS and (best is None or lb < best) and (c_end is None or now() < c_end):
@@ -635,9 +636,9 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
             phase(pos, "tree", bound, best)
             if best is not None and bound >= best:
                 # the rounded-up root LP (or the dual ascent) alone may meet it
-                proved.add(("lp" if math.ceil(lp.value - 1e-6) >= best else "dual ascent") if lb >= best else "tree")
+                proved.add(("lp" if lp_lb >= best else "dual ascent") if lb >= best else "tree")
         elif lb >= best:
-            proved.add("lp" if math.ceil(lp.value - 1e-6) >= best else "dual ascent")
+            proved.add("lp" if lp_lb >= best else "dual ascent")
         if best is not None and bound > best:
             raise RuntimeError(f"directed-cut bound {bound} above a layout of cost {best}")
         lower += bound
