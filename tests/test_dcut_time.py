@@ -115,13 +115,19 @@ def test_a_tiny_limit_is_kept_when_the_closure_alone_takes_longer():
     assert r.lower == sum(component_mst_bound(m, red.weights) for _, m in red.components)
 
 
-def test_a_highs_solve_stops_at_the_deadline_of_any_clock():
+@pytest.fixture(scope="module")
+def g():
+    """The largest component's closure graph of a Zipf instance (300 chunks, 120 requests of 8):
+    a first LP of about 1,200 simplex iterations, read-only for the tests that take it."""
+    red = reduce_instance(_zipf(1, 300, 120, 8))
+    idx, masks = max(red.components, key=lambda c: len(c[0]))
+    return closure_graph(masks, red.weights)
+
+
+def test_a_highs_solve_stops_at_the_deadline_of_any_clock(g):
     # a clock that ticks once per read: HiGHS reads it every simplex iteration through the
     # interrupt callback, so the first LP (hundreds of iterations) is stopped within a few
     # ticks of the deadline, and without a first LP there is no bound (TimeoutError)
-    red = reduce_instance(_zipf(1, 300, 120, 8))  # a first LP of about 1,200 iterations
-    idx, masks = max(red.components, key=lambda c: len(c[0]))
-    g = closure_graph(masks, red.weights)
     whole = cut_lp(g, max_rounds=0)
     assert whole.history[0][5] > 200  # simplex iterations of the first LP
     clock = _ticking()
@@ -134,12 +140,9 @@ def test_a_highs_solve_stops_at_the_deadline_of_any_clock():
     assert lp.value > whole.value + 1e-6  # the callback lets a far deadline's rounds run and raise the bound
 
 
-def test_the_first_lp_may_run_on_to_its_own_deadline():
+def test_the_first_lp_may_run_on_to_its_own_deadline(g):
     # a first solve that the loop's deadline would stop finishes under first_deadline, and the
     # loop ends right after it with the cover LP's value (no round past the deadline)
-    red = reduce_instance(_zipf(1, 300, 120, 8))
-    idx, masks = max(red.components, key=lambda c: len(c[0]))
-    g = closure_graph(masks, red.weights)
     whole = cut_lp(g, max_rounds=0)
     clock = _ticking()
     start = clock()
@@ -178,12 +181,9 @@ def test_a_first_lp_out_of_time_gives_the_dual_ascent_and_the_search_layout(monk
     assert better  # the search, not agglomerative, gave the layout somewhere
 
 
-def test_an_interior_point_solve_stops_at_the_deadline_too():
+def test_an_interior_point_solve_stops_at_the_deadline_too(g):
     # the interior point reads the clock every iteration as well (HiGHS's IPM interrupt callback):
     # a first LP by IPX is stopped within a few ticks of the deadline
-    red = reduce_instance(_zipf(1, 300, 120, 8))
-    idx, masks = max(red.components, key=lambda c: len(c[0]))
-    g = closure_graph(masks, red.weights)
     ticks = []
     clock = _ticking()
     start = clock()
@@ -195,12 +195,9 @@ def test_an_interior_point_solve_stops_at_the_deadline_too():
     assert lp.solvers == ["ipx"] and clock() > 12  # the whole solve reads the clock more often than that
 
 
-def test_an_interior_point_round_that_cannot_finish_is_not_started():
+def test_an_interior_point_round_that_cannot_finish_is_not_started(g):
     # one clock tick per read: the first IPX solve takes T ticks; with T // 2 more left after it,
     # the loop stops before the second IPX solve instead of starting it and being interrupted
-    red = reduce_instance(_zipf(1, 300, 120, 8))
-    idx, masks = max(red.components, key=lambda c: len(c[0]))
-    g = closure_graph(masks, red.weights)
     clock = _ticking()
     start = clock()
     first = cut_lp(g, max_rounds=0, ipm_rows=0, deadline=start + 10**8, clock=clock)
