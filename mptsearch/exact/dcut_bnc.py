@@ -146,12 +146,11 @@ def _handler_class():
             self.tvars = None
             # the Steiner node cuts: (sub-DAGs of the non-request nodes, their node ids, arcs into each)
             self.steiner = steiner
-            self.heads = g.heads
 
         def _steiner(self, x, tol):
             sub, ids, into = self.steiner
             inflow = np.zeros(len(self.g.sets))
-            np.add.at(inflow, self.heads, x)
+            np.add.at(inflow, self.g.heads, x)
             goal = inflow[ids]
             todo = goal > 1e-3
             if not todo.any():
