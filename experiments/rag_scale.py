@@ -8,7 +8,9 @@ DP's reach) within a per-instance wall budget. When it finishes, OPT_free is exa
 proof plus a layout whose trie cost is the value, rechecked here); when it does not, the row
 keeps the proved bracket lower <= OPT_free <= upper (lower: HiGHS's dual bound; upper: the
 trie cost of the best layout found) and every heuristic's ratio is the interval
-[cost / upper, cost / lower], never a value.
+[cost / upper, cost / lower], never a value. ``--dcut`` narrows the bracketed rows with the
+directed-cut solver (:func:`mptsearch.exact.dcut_bnc.opt_free_dcut`); the table says which
+method proved each exact row (:func:`proved_by`).
 
 Instances: experiments/rag_shaped.py's generator (4 Zipf topics, token weights 50..400), in
 :data:`SHAPES` (request sizes and chunks per topic) x :data:`MS` x ``--instances`` seeds, plus
@@ -50,6 +52,7 @@ import csv
 import json
 import sys
 import time
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
@@ -385,6 +388,35 @@ def _dcut_limits(rows: list[dict]) -> str:
     return " or ".join(f"{t:g} CPU s" if c == "cpu" else f"{t:g} s wall" for t, c in limits)
 
 
+#: what proved a directed-cut pass's optimum, by the solver's status (mptsearch.exact.dcut_bnc)
+_DCUT_PROOF = {"lp": "its root LP rounded up", "tree": "SCIP's tree", "dual ascent": "its dual ascent",
+               "reduction": "its reductions"}
+
+
+def proved_by(rows: list[dict]) -> str:
+    """Which method proved each exact row's optimum, counted (rows after :func:`narrowed`): the
+    subset DP, HiGHS's proof for the closure program, or the directed-cut pass (its status says
+    how: the root LP rounded up, SCIP's tree, ...)."""
+    first, dcut = Counter(), Counter()
+    for r in rows:
+        if not r["exact"]:
+            continue
+        if not r["method"].endswith("+dcut"):
+            first[r["method"]] += 1
+        elif r.get("first_lower", r["lower"]) >= r["upper"]:  # the first pass's bound met the dcut layout
+            first["closure bound"] += 1
+        else:
+            how = r["dcut_status"].partition("(")[2].rstrip(")")
+            dcut[" and ".join(_DCUT_PROOF.get(h, h) for h in how.split("+")) or r["dcut_status"]] += 1
+    names = {"dp": "the subset DP", "closure": "HiGHS's proof of optimality for the closure program",
+             "closure bound": "HiGHS's bound for the closure program and the directed-cut pass's layout"}
+    parts = [f"{names.get(k, k)} on {n}" for k, n in sorted(first.items(), key=lambda kv: -kv[1])]
+    if dcut:
+        parts.append(f"the directed-cut pass on {sum(dcut.values())} ("
+                     + ", ".join(f"{k} {n}" for k, n in sorted(dcut.items(), key=lambda kv: -kv[1])) + ")")
+    return ", ".join(parts)
+
+
 def table_md(rows: list[dict], meta: dict) -> str:
     """results/rag_scale/table.md from the rows only."""
     exact = sum(r["exact"] for r in rows)
@@ -395,9 +427,11 @@ def table_md(rows: list[dict], meta: dict) -> str:
              f"commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}; seed {meta['seed']}). "
              f"OPT_free by `mptsearch.exact.auto.opt_free_exact` within {meta['config']['time_limit']:g} s wall "
              "per instance (the subset DP at m = 16, the closure arborescence beyond). "
-             f"**OPT_free exact on {exact} of {len(rows)} instances** (computed: HiGHS's proof of optimality and a "
-             "layout whose trie cost equals it); on the others it is bracketed (lower: HiGHS's dual bound; upper: "
-             "the trie cost of the best layout found) and every ratio there is the interval "
+             f"**OPT_free exact on {exact} of {len(rows)} instances** (computed: a proved lower bound equal to "
+             f"the trie cost of a layout; {proved_by(rows)}); on the others it is bracketed (lower: "
+             + ("the larger of HiGHS's dual bound of the closure program and the directed-cut solver's bound"
+                if any(r.get("dcut_upper") is not None for r in rows) else "HiGHS's dual bound of the closure program")
+             + "; upper: the trie cost of the best layout found) and every ratio there is the interval "
              "[cost/upper, cost/lower]. A cell's mean and worst are intervals over the instances' lower and upper "
              "ends; one number where every instance of the cell is exact."
              + (f" **{sum(r.get('dcut_upper') is not None for r in rows)} bracketed instances narrowed by the "
@@ -423,7 +457,7 @@ def table_md(rows: list[dict], meta: dict) -> str:
     duals = all(r.get("dual_lower") is not None for r in rows)
     if duals:
         lines += ["", "## Trusting no solver", "",
-                  "The brackets above lean on HiGHS (its proof of optimality, its dual bound). Here the lower end "
+                  "The brackets above lean on the solvers (HiGHS's proofs and dual bounds, SCIP's tree). Here the lower end "
                   "is instead the LP-dual bound of `mptsearch.verify.lpdual` (`python -m experiments.rag_scale "
                   f"--dual`, at commit {', '.join(sorted({r['dual_git_commit'] for r in rows}))}: the closure LP's "
                   "row duals, rounded to fractions and rechecked in exact arithmetic by `check_dual`), with the same "

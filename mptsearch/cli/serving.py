@@ -231,7 +231,7 @@ def _exact_bound(tr, best, seconds: float) -> dict:
     proof = ("the root directed-cut LP (HiGHS; `mptsearch certify --free-by dual` writes it as a checkable "
              "certificate)" if by_lp else "the branch-and-cut tree (SCIP's dual bound)")
     if r.weaker_bound:  # some component's model was not built in time
-        proof += f", and the MST bound where the model was not built ({r.weaker_bound})"
+        proof += f", and a weaker bound where the LP was not solved in time ({r.weaker_bound})"
     return {"lower": r.lower, "upper": upper, "upper_method": by, "gap": (upper - r.lower) / upper if upper else 0.0,
             "optimal": r.lower == upper, "method": METHOD, "proved_by": proof, "seconds": round(r.seconds, 3)}
 

@@ -451,7 +451,9 @@ def opt_free_dcut(inst, *, time_limit: float | None = None, keep_duals: bool = F
     Returns
     -------
     mptsearch.exact.arborescence.ClosureResult
-        ``formulation`` "dcut"; ``lp_bound`` the root cut LP's value, ``status`` "optimal"
+        ``formulation`` "dcut"; ``lp_bound`` the root cut LPs' values summed over the
+        components (a component whose LP was not solved in time counts at the weaker bound
+        used instead, the dual ascent's or the MST bound, as ``weaker_bound`` says), ``status`` "optimal"
         (and how it was proved: "lp" when the rounded-up root bound met the layout, "dual
         ascent" when the dual ascent's did, "reduction" or "tree" otherwise) or SCIP's status
         (with the phase and the weaker bound used when a component's LP is missing).
