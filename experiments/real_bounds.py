@@ -156,15 +156,18 @@ def report(run: Run, done: dict) -> dict:
     """table.md and summary.json from the checkpoints (in :data:`TRACES` order)."""
     rows = [done[n] for n in TRACES if n in done]
     lines = ["| trace | distinct requests | agglomerative | best layout (by) | certified lower | gap | "
-             "agglomerative above OPT_free | tree lower (not certified) | solve CPU s / wall s (limit) | load |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "agglomerative above OPT_free | tree lower (not certified) | solve CPU s / wall s (limit) | load | "
+             "commit |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for d in rows:
         g, a = _gap(d), _agg_interval(d)
         lines.append(f"| {d['trace']} | {d['m']:,} | {d['agglomerative']:,} | {d['upper']:,} ({d['upper_by']}) | "
                      f"{d['certified_lower'] if d['certified_lower'] is not None else 'REJECTED'} | "
                      f"{_pct(g) if g is not None else '-'} | "
                      f"{'[' + _pct(a[0], up=False) + ', ' + _pct(a[1]) + ']' if a else '-'} | {d['tree_lower']:,} | "
-                     f"{_secs(d)} | {d['load']} |")
+                     f"{_secs(d)} | {d['load']} | {d.get('git_commit', '-')} |")
+    lines += ["", "Each row was computed at the commit in its row (meta.json holds the command and commit of "
+              "the last run, which may have computed only some rows)."]
     (run.dir / "table.md").write_text("\n".join(lines) + "\n")
     claims = []
     if rows:

@@ -35,7 +35,7 @@ def test_bracket_of_a_small_trace_holds_the_dp_value(tmp_path):
 
 def _row(name, agg, upper, lower):
     return {"trace": name, "m": 10, "agglomerative": agg, "upper": upper, "upper_by": "x", "certified_lower": lower,
-            "tree_lower": lower, "solve_wall": 1.0, "time_limit": 1.0, "load": 0.0}
+            "tree_lower": lower, "solve_wall": 1.0, "time_limit": 1.0, "load": 0.0, "git_commit": f"c{agg}"}
 
 
 class _Run:
@@ -55,7 +55,8 @@ def test_the_verdict_turns_with_the_data(tmp_path, rows, agree):
     s = report(_Run(tmp_path), {r["trace"]: r for r in rows})
     c = s["claims"][0]
     assert c["claim"] == "C13" and c["agree"] is agree
-    assert (tmp_path / "table.md").read_text().count("\n") == 2 + len(rows)
+    table = (tmp_path / "table.md").read_text().split("\n\n")[0]
+    assert table.count("\n") == 1 + len(rows) and all(f"| {r['git_commit']} |" in table for r in rows)
 
 
 def test_online_ratios_refuse_another_trace():
