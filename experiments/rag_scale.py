@@ -34,7 +34,8 @@ table can also state each ratio on brackets that lean on no solver (meta_dual.js
 A third pass, ``--dcut``, gives every instance the first pass left bracketed the directed-cut
 branch-and-cut of :mod:`mptsearch.exact.dcut_bnc` (SCIP's tree; its layout recosted on the trie)
 and the LP-dual certificate of its root cut LP (cut rows, rechecked in fractions); the report then
-narrows each bracket to the tighter ends of both passes (meta_dcut.json records it; checkpoints
+narrows each bracket to the tighter ends of both passes (meta_dcut.json records the last run of the pass,
+and the runs before it under ``earlier``; checkpoints
 ``dcut-*.json`` in _work/, the fields :data:`DCUT_FIELDS` in instances.csv).
 
     python -m experiments.rag_scale --dual          # the solver-free lower bounds (resumes)
@@ -616,10 +617,15 @@ def main(argv=None):
         from mptsearch.provenance import git_commit
 
         commit = git_commit() or "unknown"
+        earlier = []  # the runs of the pass before this one (each computed the rows it says)
+        if (out / "meta_dcut.json").exists():
+            old = json.loads((out / "meta_dcut.json").read_text())
+            earlier = old.pop("earlier", []) + [old]
         dcut_meta = {"pass": "dcut", "time_limit": args.dcut_time_limit, "clock": args.clock, "shard": args.shard,
                      "git_commit": commit,
                      "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
-                         ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
+                         ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv))),
+                     "earlier": earlier}
         _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
         t = time.perf_counter()
         dcut_meta["computed"] = run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed, args.clock)

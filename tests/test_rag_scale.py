@@ -143,6 +143,9 @@ def test_dcut_pass_counts_its_limit_on_the_chosen_clock(monkeypatch, tmp_path):
             rs.main(["--dcut", "--out", str(tmp_path)] + argv)
         assert passed[-1] == want
         assert json.loads((tmp_path / "meta_dcut.json").read_text())["clock"] == want[1]
+    # the second run keeps the first run's record under "earlier"
+    meta = json.loads((tmp_path / "meta_dcut.json").read_text())
+    assert [e["clock"] for e in meta["earlier"]] == ["cpu"] and "earlier" not in meta["earlier"][0]
     solve = dcut_bnc.opt_free_dcut
     clocks = []
 
