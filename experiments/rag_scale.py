@@ -35,7 +35,7 @@ A third pass, ``--dcut``, gives every instance the first pass left bracketed the
 branch-and-cut of :mod:`mptsearch.exact.dcut_bnc` (SCIP's tree; its layout recosted on the trie)
 and the LP-dual certificate of its root cut LP (cut rows, rechecked in fractions); the report then
 narrows each bracket to the tighter ends of both passes (meta_dcut.json records the last run of the pass,
-and the runs before it under ``earlier``; checkpoints
+and every other run, before it or in another shard at the same time, under ``earlier``; checkpoints
 ``dcut-*.json`` in _work/, the fields :data:`DCUT_FIELDS` in instances.csv).
 
     python -m experiments.rag_scale --dual          # the solver-free lower bounds (resumes)
@@ -253,6 +253,27 @@ def merge_dcut(out: Path, rows: list[dict]) -> list[dict]:
         if path.exists():
             r.update(json.loads(path.read_text()))
     return rows
+
+
+def write_dcut_meta(path: Path, mine: dict) -> None:
+    """meta_dcut.json: this run of the dcut pass (``mine``), and under ``earlier`` every other run
+    the file and ``mine["earlier"]`` hold, oldest first. The file is re-read just before it is
+    rewritten, so shards of the pass running at the same time keep each other's records (a run
+    is known by its start, shard and command; the file's newer record of a run wins)."""
+    def key(r):
+        return r.get("started"), r.get("shard"), r.get("command")
+
+    runs = []
+    if path.exists():
+        d = json.loads(path.read_text())
+        runs = d.pop("earlier", []) + [d]
+    seen, earlier = {key(mine)}, []
+    for r in runs[::-1] + mine.get("earlier", []):
+        if key(r) not in seen:
+            seen.add(key(r))
+            earlier.append(r)
+    mine["earlier"] = sorted(earlier, key=lambda r: (str(r.get("started")), str(r.get("shard"))))
+    _write_whole(path, json.dumps(mine, indent=1) + "\n")
 
 
 def narrowed(r: dict) -> dict:
@@ -617,20 +638,15 @@ def main(argv=None):
         from mptsearch.provenance import git_commit
 
         commit = git_commit() or "unknown"
-        earlier = []  # the runs of the pass before this one (each computed the rows it says)
-        if (out / "meta_dcut.json").exists():
-            old = json.loads((out / "meta_dcut.json").read_text())
-            earlier = old.pop("earlier", []) + [old]
         dcut_meta = {"pass": "dcut", "time_limit": args.dcut_time_limit, "clock": args.clock, "shard": args.shard,
                      "git_commit": commit,
                      "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
-                         ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv))),
-                     "earlier": earlier}
-        _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
+                         ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
+        write_dcut_meta(out / "meta_dcut.json", dcut_meta)
         t = time.perf_counter()
         dcut_meta["computed"] = run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed, args.clock)
         dcut_meta["seconds"] = round(time.perf_counter() - t, 1)
-        _write_whole(out / "meta_dcut.json", json.dumps(dcut_meta, indent=1) + "\n")
+        write_dcut_meta(out / "meta_dcut.json", dcut_meta)
         return main(["--report", "--instances", str(args.instances)] + (["--out", str(out)] if args.out else []))
     if args.dual:  # its own provenance file: meta.json stays the first pass's
         from mptsearch.provenance import git_commit

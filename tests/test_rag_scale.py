@@ -189,3 +189,30 @@ def test_the_table_says_which_method_proved_each_exact_row():
     assert proved_by(rows) == ("HiGHS's proof of optimality for the closure program on 2, the subset DP on 1, "
                                "HiGHS's bound for the closure program and the directed-cut pass's layout on 1, "
                                "the directed-cut pass on 3 (SCIP's tree 2, its root LP rounded up 1)")
+
+
+def test_two_shards_at_once_keep_each_others_record(tmp_path):
+    """meta_dcut.json when two shards of the pass overlap (A starts, B starts and ends, A ends):
+    the file ends with A's final record and, under "earlier", the run before both and B's final
+    record; no start-only record of a run that ended is left."""
+    import json
+
+    from experiments.rag_scale import write_dcut_meta
+
+    path = tmp_path / "meta_dcut.json"
+    path.write_text(json.dumps({"started": "2026-01-01T00:00:00", "shard": "0/1", "command": "c", "computed": 18}))
+
+    def run(shard):
+        return {"started": "2026-01-02T00:00:00", "shard": shard, "command": f"c --shard {shard}"}
+
+    a, b = run("0/2"), run("1/2")
+    write_dcut_meta(path, a)
+    write_dcut_meta(path, b)
+    b["computed"] = 1
+    write_dcut_meta(path, b)
+    a["computed"] = 2
+    write_dcut_meta(path, a)
+    meta = json.loads(path.read_text())
+    assert (meta["shard"], meta["computed"]) == ("0/2", 2)
+    assert [(e["shard"], e["computed"]) for e in meta["earlier"]] == [("0/1", 18), ("1/2", 1)]
+    assert all("earlier" not in e for e in meta["earlier"])
