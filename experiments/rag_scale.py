@@ -27,7 +27,8 @@ they are all there, without computing anything).
 
 A second pass, ``--dual``, gives every instance the LP-dual lower bound of
 :mod:`mptsearch.verify.lpdual` (rechecked in exact arithmetic: it trusts no solver), so the
-table can also state each ratio on brackets that lean on no solver (meta_dual.json records it).
+table can also state each ratio on brackets that lean on no solver (meta_dual.json records it, as
+meta_dcut.json the third pass).
 
     python -m experiments.rag_scale                 # the campaign (resumes), then the report
     python -m experiments.rag_scale --shard 0/2     # half of it (run 1/2 beside it)
@@ -255,8 +256,8 @@ def merge_dcut(out: Path, rows: list[dict]) -> list[dict]:
     return rows
 
 
-def write_dcut_meta(path: Path, mine: dict) -> None:
-    """meta_dcut.json: this run of the dcut pass (``mine``), and under ``earlier`` every other run
+def write_pass_meta(path: Path, mine: dict) -> None:
+    """meta_dcut.json or meta_dual.json: this run of the pass (``mine``), and under ``earlier`` every other run
     the file and ``mine["earlier"]`` hold, oldest first. The file is re-read just before it is
     rewritten, so shards of the pass running at the same time keep each other's records (a run
     is known by its start, shard and command; the file's newer record of a run wins)."""
@@ -443,6 +444,7 @@ def table_md(rows: list[dict], meta: dict) -> str:
     """results/rag_scale/table.md from the rows only."""
     exact = sum(r["exact"] for r in rows)
     commits = sorted({r["git_commit"] for r in rows})
+    dcut_rows = [r for r in rows if r.get("dcut_upper") is not None]
     lines = ["# C5 at scale: heuristic cost / OPT_free on RAG-shaped instances",
              "",
              f"Built from `instances.csv` by `python -m experiments.rag_scale --report` (rows computed at "
@@ -452,17 +454,17 @@ def table_md(rows: list[dict], meta: dict) -> str:
              f"**OPT_free exact on {exact} of {len(rows)} instances** (computed: a proved lower bound equal to "
              f"the trie cost of a layout; {proved_by(rows)}); on the others it is bracketed (lower: "
              + ("the larger of HiGHS's dual bound of the closure program and the directed-cut solver's bound"
-                if any(r.get("dcut_upper") is not None for r in rows) else "HiGHS's dual bound of the closure program")
+                if dcut_rows else "HiGHS's dual bound of the closure program")
              + "; upper: the trie cost of the best layout found) and every ratio there is the interval "
              "[cost/upper, cost/lower]. A cell's mean and worst are intervals over the instances' lower and upper "
              "ends; one number where every instance of the cell is exact."
-             + (f" **{sum(r.get('dcut_upper') is not None for r in rows)} bracketed instances narrowed by the "
+             + (f" **{len(dcut_rows)} bracketed instances narrowed by the "
                 "directed-cut pass** (`--dcut`: `mptsearch.exact.dcut_bnc.opt_free_dcut` within "
-                f"{_dcut_limits(rows)} per instance, at commit "
-                f"{', '.join(sorted({r['dcut_git_commit'] for r in rows if r.get('dcut_upper') is not None}))}; "
+                f"{_dcut_limits(dcut_rows)} per instance, at commit "
+                f"{', '.join(sorted({r['dcut_git_commit'] for r in dcut_rows}))}; "
                 "lower the larger of the two solvers' bounds, upper the cheaper layout; its certified bound in the "
                 "next section)."
-                if any(r.get("dcut_upper") is not None for r in rows) else ""),
+                if dcut_rows else ""),
              "",
              "| shape (request sizes, chunks per topic) | m | instances | exact | largest gap | "
              + " | ".join(f"{h} mean | {h} worst" for h in HEURISTICS) + " |",
@@ -600,6 +602,25 @@ def report(out: Path, meta: dict, rows: list[dict]) -> dict:
     return claims(rows, "python -m experiments.rag_scale")
 
 
+def _later_pass(out: Path, args, argv, name: str, settings: dict, run) -> list:
+    """A later pass (``--dual``, ``--dcut``): its provenance in meta_<name>.json (the pass, its
+    ``settings``, shard, commit, start and command, then what ``run(commit)`` returns to record
+    and the seconds; :func:`write_pass_meta`), then the report."""
+    from mptsearch.provenance import git_commit
+
+    commit = git_commit() or "unknown"
+    meta = {"pass": name, **settings, "shard": args.shard, "git_commit": commit,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
+                ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
+    path = out / f"meta_{name}.json"
+    write_pass_meta(path, meta)
+    t = time.perf_counter()
+    meta.update(run(commit))
+    meta["seconds"] = round(time.perf_counter() - t, 1)
+    write_pass_meta(path, meta)
+    return main(["--report", "--instances", str(args.instances)] + (["--out", str(out)] if args.out else []))
+
+
 def main(argv=None):
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--instances", type=int, default=INSTANCES, help="instances per (shape, m)")
@@ -635,32 +656,16 @@ def main(argv=None):
         _write_whole(out / "summary.json", json.dumps(summary, indent=1) + "\n")
         return summary["claims"]
     if args.dcut:  # its own provenance file, as the dual pass
-        from mptsearch.provenance import git_commit
+        def dcut(commit):
+            return {"computed": run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed, args.clock)}
 
-        commit = git_commit() or "unknown"
-        dcut_meta = {"pass": "dcut", "time_limit": args.dcut_time_limit, "clock": args.clock, "shard": args.shard,
-                     "git_commit": commit,
-                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
-                         ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
-        write_dcut_meta(out / "meta_dcut.json", dcut_meta)
-        t = time.perf_counter()
-        dcut_meta["computed"] = run_dcut(out, args.dcut_time_limit, (i, n), commit, args.seed, args.clock)
-        dcut_meta["seconds"] = round(time.perf_counter() - t, 1)
-        write_dcut_meta(out / "meta_dcut.json", dcut_meta)
-        return main(["--report", "--instances", str(args.instances)] + (["--out", str(out)] if args.out else []))
+        return _later_pass(out, args, argv, "dcut", {"time_limit": args.dcut_time_limit, "clock": args.clock}, dcut)
     if args.dual:  # its own provenance file: meta.json stays the first pass's
-        from mptsearch.provenance import git_commit
+        def dual(commit):
+            run_duals(out, args.seed, args.instances, args.dual_time_limit, (i, n), commit)
+            return {}
 
-        commit = git_commit() or "unknown"
-        dual_meta = {"pass": "dual", "time_limit": args.dual_time_limit, "shard": args.shard, "git_commit": commit,
-                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": " ".join(
-                         ["python -m experiments.rag_scale"] + (sys.argv[1:] if argv is None else list(argv)))}
-        _write_whole(out / "meta_dual.json", json.dumps(dual_meta, indent=1) + "\n")
-        t = time.perf_counter()
-        run_duals(out, args.seed, args.instances, args.dual_time_limit, (i, n), commit)
-        dual_meta["seconds"] = round(time.perf_counter() - t, 1)
-        _write_whole(out / "meta_dual.json", json.dumps(dual_meta, indent=1) + "\n")
-        return main(["--report", "--instances", str(args.instances)] + (["--out", str(out)] if args.out else []))
+        return _later_pass(out, args, argv, "dual", {"time_limit": args.dual_time_limit}, dual)
     run = Run(NAME, config, args.seed, out)
     with run.timed("instances"):
         computed = run_cells(out, args.seed, args.instances, args.time_limit, (i, n), run.meta["git_commit"])

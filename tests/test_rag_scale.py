@@ -197,7 +197,7 @@ def test_two_shards_at_once_keep_each_others_record(tmp_path):
     record; no start-only record of a run that ended is left."""
     import json
 
-    from experiments.rag_scale import write_dcut_meta
+    from experiments.rag_scale import write_pass_meta
 
     path = tmp_path / "meta_dcut.json"
     path.write_text(json.dumps({"started": "2026-01-01T00:00:00", "shard": "0/1", "command": "c", "computed": 18}))
@@ -206,13 +206,35 @@ def test_two_shards_at_once_keep_each_others_record(tmp_path):
         return {"started": "2026-01-02T00:00:00", "shard": shard, "command": f"c --shard {shard}"}
 
     a, b = run("0/2"), run("1/2")
-    write_dcut_meta(path, a)
-    write_dcut_meta(path, b)
+    write_pass_meta(path, a)
+    write_pass_meta(path, b)
     b["computed"] = 1
-    write_dcut_meta(path, b)
+    write_pass_meta(path, b)
     a["computed"] = 2
-    write_dcut_meta(path, a)
+    write_pass_meta(path, a)
     meta = json.loads(path.read_text())
     assert (meta["shard"], meta["computed"]) == ("0/2", 2)
     assert [(e["shard"], e["computed"]) for e in meta["earlier"]] == [("0/1", 18), ("1/2", 1)]
     assert all("earlier" not in e for e in meta["earlier"])
+
+
+def test_the_dual_pass_keeps_its_earlier_runs_too(tmp_path, monkeypatch):
+    """The dual pass writes its provenance as the dcut pass does (one mechanism): a second run
+    keeps the first one's record under "earlier"."""
+    import json
+
+    import experiments.rag_scale as rs
+
+    class Stop(Exception):
+        pass
+
+    def run_duals(*args):
+        raise Stop
+
+    monkeypatch.setattr(rs, "run_duals", run_duals)
+    for shard in ("0/2", "1/2"):
+        with pytest.raises(Stop):
+            rs.main(["--dual", "--out", str(tmp_path), "--shard", shard])
+    meta = json.loads((tmp_path / "meta_dual.json").read_text())
+    assert (meta["pass"], meta["shard"]) == ("dual", "1/2")
+    assert [(e["pass"], e["shard"]) for e in meta["earlier"]] == [("dual", "0/2")]
