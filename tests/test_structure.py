@@ -7,6 +7,7 @@ is a cycle.
 """
 
 import ast
+import functools
 from pathlib import Path
 
 import mptsearch
@@ -24,6 +25,12 @@ def _modules(root: Path) -> dict[str, tuple[Path, bool]]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _tree(path: Path) -> ast.Module:
+    """A source file's syntax tree, parsed once for all the checks of this file."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
 def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     """Module -> the package's modules it imports (relative imports resolved; ``from pkg import
     name`` is the submodule ``pkg.name`` when that is a module, else ``pkg``)."""
@@ -39,7 +46,7 @@ def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     for name, (path, is_pkg) in mods.items():
         here = name if is_pkg else name.rpartition(".")[0]
         deps = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 deps.update(owner(a.name) for a in node.names if a.name.split(".")[0] == top)
             elif isinstance(node, ast.ImportFrom):
@@ -125,7 +132,7 @@ def test_every_cached_kernel_module_takes_njit_from_mptsearch_jit():
     for name, (path, _) in _modules(PACKAGE).items():
         if name == "mptsearch._jit":
             continue
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         direct = any(isinstance(node, ast.ImportFrom) and node.module == "numba"
                      and any(a.name == "njit" for a in node.names) for node in ast.walk(tree))
         uses_jit = any(isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_jit")
