@@ -218,6 +218,28 @@ def test_the_level_wise_rules_stop_at_their_deadline(rule):
     assert _is_permutation_of_lines(tr, lay)
 
 
+def _coded_table(ids):
+    """A table of the integer cells ``ids`` (rows, columns) in the coded form a fast reader
+    builds (codes in first-seen order): no million Python strings to make first."""
+    from mptsearch.tables.io import Table
+
+    codes, uniques = np.empty(ids.T.shape, dtype=np.int32), []
+    for c, col in enumerate(ids.T):
+        values, first, inverse = np.unique(col, return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        codes[c] = rank[inverse]
+        uniques.append([str(v) for v in values[order]])
+    return Table([f"c{j}" for j in range(ids.shape[1])], coded=(codes, uniques))
+
+
+def test_coded_table_reads_as_its_cells():
+    ids = np.random.default_rng(2).integers(0, 5, size=(40, 3))
+    tab = _coded_table(ids)
+    assert tab.rows == ids.astype(str).tolist()
+
+
 def test_table_time_limit_reaches_inside_ggr_and_the_closure():
     """A tiny budget on tables where GGR's rule (200,000 rows) and the closure's first round
     (4,000 distinct rows of 20 two-valued columns: over 2 s to abandon before) ran past it: the
@@ -225,13 +247,10 @@ def test_table_time_limit_reaches_inside_ggr_and_the_closure():
     import time
 
     from mptsearch.tables.bound import free_lower_bound
-    from mptsearch.tables.io import Table
     from mptsearch.tables.layout import reorder_model
     from mptsearch.tables.model import table_model
 
-    rng = np.random.default_rng(0)
-    big = rng.integers(0, 50, size=(200_000, 8)).astype(str).tolist()
-    model = table_model(Table([f"c{j}" for j in range(8)], big, [list(c) for c in zip(*big)]), fd="none")
+    model = table_model(_coded_table(np.random.default_rng(0).integers(0, 50, size=(200_000, 8))), fd="none")
     from mptsearch.tables.layout import compile_kernels
 
     compile_kernels()  # numba's first compilation (announced by the CLI) is not the budget's
@@ -244,8 +263,7 @@ def test_table_time_limit_reaches_inside_ggr_and_the_closure():
     assert took < 0.05 + 2.0, took
     assert sorted(lay.field_orders[0].tolist()) == list(range(8))
 
-    two = np.random.default_rng(1).integers(0, 2, size=(4000, 20)).astype(str).tolist()
-    tr = table_model(Table([f"c{j}" for j in range(20)], two, [list(c) for c in zip(*two)]), fd="none").trace
+    tr = table_model(_coded_table(np.random.default_rng(1).integers(0, 2, size=(4000, 20))), fd="none").trace
     assert 1 < tr.m <= 5000
     t0, c0 = time.perf_counter(), cpu_seconds()
     fb = free_lower_bound(tr, time_limit=0.3, deadline=t0 + 0.3)
