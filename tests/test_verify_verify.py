@@ -1,5 +1,7 @@
 """verify(): agreement, witness rechecks, claims, and the CLI's exit codes."""
 
+import contextlib
+import io
 import json
 
 import pytest
@@ -14,8 +16,33 @@ RECORD = "0145 0236 1236 1245 1345 1456 2346 2356"
 FAST = dict(time_limit=20.0, workers=1)
 
 
-def test_record_all_methods_agree():
-    rep = verify(ratio_record(), ["free=14", "glob=21"], **FAST)
+def _cli_and_report(argv):
+    """``main(argv)`` in this process: its exit code, what it printed and the report it printed
+    (the report of ``verify`` as the command called it)."""
+    reports, real = [], V.verify
+
+    def keep(*args, **kwargs):
+        reports.append(real(*args, **kwargs))
+        return reports[-1]
+
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
+        mp.setattr(V, "verify", keep)
+        code = main(argv)
+    assert len(reports) == 1
+    return code, out.getvalue(), reports[0]
+
+
+@pytest.fixture(scope="module")
+def record_run():
+    """Every method on the record with both true claims, run once (about a CPU second) through
+    the command and shared by the test of the report and the test of the command's output."""
+    return _cli_and_report(["verify", RECORD, "--claim", "free=14", "--claim", "glob=21"])
+
+
+def test_record_all_methods_agree(record_run):
+    _, _, rep = record_run
+    assert rep.instance.requests == ratio_record().requests
     assert rep.ok and rep.values == {"free": 14, "glob": 21}
     proved = {r.method for r in rep.rows if r.status == "optimal"}
     assert {"dp-free", "trie-search", "dp-glob", "brute-orders", "cpsat-glob"} <= proved
@@ -110,19 +137,18 @@ def _wide_instance():
     return from_lists([sorted(set(r)) for r in reqs])
 
 
-def test_past_every_limit_is_undecided_not_verified(capsys):
+def test_past_every_limit_is_undecided_not_verified():
     inst = _wide_instance()
     assert inst.m == 21 and inst.n == 36
-    rep = verify(inst, time_limit=0.5)
-    assert rep.verdict == "undecided" and rep.exit_code == 3
-    assert rep.values["glob"] is None
-    assert any("n=36 > 24" in s for s in rep.quantities["glob"].stopped)
     import json as _json
     import tempfile
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         _json.dump(inst.to_json(), fh)
-    assert main(["verify", fh.name, "-t", "0.5"]) == 3
-    out = capsys.readouterr().out
+    code, out, rep = _cli_and_report(["verify", fh.name, "-t", "0.5"])  # one run: the report and its print
+    assert rep.verdict == "undecided" and rep.exit_code == 3
+    assert rep.values["glob"] is None
+    assert any("n=36 > 24" in s for s in rep.quantities["glob"].stopped)
+    assert code == 3
     assert "undecided at this size" in out and "verified\n" not in out.replace("NOT verified", "")
     assert "stopped by a limit: dp-glob: n=36 > 24" in out
 
@@ -134,14 +160,14 @@ def test_parse_claims():
             parse_claims(bad)
 
 
-def test_cli_exit_codes(capsys, tmp_path):
-    assert main(["verify", RECORD, "--claim", "free=14", "--claim", "glob=21"]) == 0
-    out = capsys.readouterr().out
+def test_cli_exit_codes(capsys, tmp_path, record_run):
+    code, out, _ = record_run
+    assert code == 0
     assert "verified" in out and "cpsat-glob" in out and "order costs 21 ok" in out
     assert "OPT_free = 14  proved by 6 independent methods" in out and "closure-mip=14" in out
-    assert main(["verify", RECORD, "--claim", "glob=20"]) == 1
+    assert main(["verify", "012 013 023 123", "--claim", "glob=8"]) == 1  # K4^(3): the record's path, smaller
     out = capsys.readouterr().out
-    assert "claim glob=20: FALSE (OPT_glob is 21, not 20" in out and "NOT verified" in out
+    assert "claim glob=8: FALSE (OPT_glob is 9, not 8" in out and "NOT verified" in out
     assert main(["verify", RECORD, "--claim", "glob=twenty"]) == 2
     assert main(["verify", "01 0", "--method", "nope"]) == 2
     assert main(["verify", "0 0 1 1 1"]) == 0  # duplicates merged, with a note
