@@ -35,10 +35,13 @@ def _ticking():
     return lambda: float(next(ticks))
 
 
-@pytest.mark.parametrize("n", [40, 300])  # the dense build and the sparse one (from SPARSE_CHUNKS chunks)
-def test_the_closure_build_reads_the_clock(n):
-    inst = _zipf(3, n, 150, 8)
+# the dense build and the sparse one (from SPARSE_CHUNKS chunks after the columns are merged:
+# 300 chunks and 150 requests merge to 206, dense; 1,000 chunks to 259, sparse)
+@pytest.mark.parametrize("n,m", [(40, 80), (1000, 150)])
+def test_the_closure_build_reads_the_clock(n, m):
+    inst = _zipf(3, n, m, 8)
     red = reduce_instance(inst)
+    assert (len(red.weights) >= closure_mod.SPARSE_CHUNKS) == (n == 1000)
     idx, masks = max(red.components, key=lambda c: len(c[0]))
     g = closure_graph(masks, red.weights)  # no deadline: built whatever it takes
     assert len(g.sets) > 4 * closure_mod.BUILD_CHECK
