@@ -170,7 +170,8 @@ def test_closure_cap():
         opt_free_closure(random_instance(n=12, m=40, k=6, seed=0), max_sets=50)
 
 
-def test_auto_picks_by_size_and_says_which():
+def test_auto_picks_by_size_and_says_which(monkeypatch):
+    import mptsearch.exact.prefix_sets as prefix_sets
     from mptsearch.exact.auto import opt_free_auto, opt_free_exact
 
     small = random_instance(n=9, m=10, k=(2, 5), weights=(1, 4), seed=1)
@@ -184,8 +185,13 @@ def test_auto_picks_by_size_and_says_which():
     assert method == "closure" and r.value == opt_free(mid).value
     assert opt_free_auto(mid).savings == mid.total_weight() - r.value
     # out of time: a bracket from opt_free_exact, an error (not a value) from opt_free_auto
+    # unit weights on 8 chunks: the wide search (its answer, not run here: its level program alone
+    # takes seconds on this family; the search itself is tested in test_prefix_wide)
     hard = random_instance(n=8, m=50, k=4, seed=2)
-    assert opt_free_exact(hard)[1] == "prefix_sets"  # unit weights on 8 chunks: the wide search
+    ran = []
+    monkeypatch.setattr(prefix_sets, "opt_free_prefix_sets", lambda inst, **kw: ran.append(inst) or "searched")
+    assert opt_free_exact(hard) == ("searched", "prefix_sets") and ran == [hard]
+    monkeypatch.undo()
     hard = random_instance(n=8, m=50, k=4, weights=(1, 3), seed=2)
     r, method = opt_free_exact(hard, max_dp_m=12, time_limit=0.2)
     assert method == "closure" and not r.optimal and r.lower <= r.upper
