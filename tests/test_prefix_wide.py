@@ -231,7 +231,9 @@ def test_the_averaging_bound_on_every_4_set():
     ceil(9*18/6) = 27 triples (a divisor or a rounding one off changes these)."""
     n, j = 9, 4
     fam = list(itertools.combinations(range(n), j))
-    assert [_bound(fam, n, i, j, 200_000) for i in (3, 2, 1)] == [30, 9, 6]
+    # a quarter of COVER_NODES: the 9-chunk search stops at its budget either way (its nodes are
+    # most of the time), the 8-chunk covers are exact from 20,000 nodes on (5,000 give 27)
+    assert [_bound(fam, n, i, j, 50_000) for i in (3, 2, 1)] == [30, 9, 6]
     assert [_bound(list(itertools.combinations(range(v), 4)), v, 3, 4, 0) for v in (4, 5, 6, 7, 8, 9)] == \
         [1, 3, 6, 11, 18, 27]
 
