@@ -186,14 +186,20 @@ def test_cut_estimate_prices_what_the_cut_run_generates(tmp_path):
     from mptsearch.enumerate.estimate import estimate_class
 
     cls = EnumClass(7, 4, 4, 10, 10)
-    plain = run_enumeration(cls, tmp_path / "plain.sqlite")
-    wit = [plain.by_m[10]["witness"]]
+    # the witness a plain run of the class reports (its m = 10 maximum, 23/17); written out
+    # instead of enumerating the 39,433 members again here (the opt-in
+    # test_cut_run_equals_plain_run[7-4-10] runs that plain run and checks the cut run's
+    # totals against it); witness_floors checks that it is a member and evaluates it exactly
+    wit = [[15, 23, 27, 29, 39, 46, 54, 57, 89, 102]]
     cut = run_enumeration(cls, tmp_path / "cut.sqlite", subtree=True, witnesses=wit)
     est = estimate_class(cls, subtree=True, witnesses=wit, seed=0)
     row = est.by_m[10]
-    assert row["low"] <= count_class_members(7, 4, 4, 10)[10] <= row["high"]
+    members = count_class_members(7, 4, 4, 10)[10]
+    assert members == 39433  # as the plain run counts them (test_enumerate_run's fresh run)
+    assert row["low"] <= members <= row["high"]
     generated = cut.by_m[10]["count"]
-    assert 0 < generated < plain.by_m[10]["count"]
+    assert 0 < generated < members
+    assert cut.by_m[10]["max"] == Fraction(23, 17)  # the plain run's maximum, kept by the cut
     assert generated / 3 <= row["generated"] <= 3 * generated
     with pytest.raises(ValueError):  # the estimate refuses what the run refuses
         estimate_class(cls, subtree=True, prop="gap")
