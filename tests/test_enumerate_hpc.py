@@ -19,14 +19,15 @@ from mptsearch.enumerate.store import store_status
 CLI = [sys.executable, "-c", "import sys; from mptsearch.cli import main; sys.exit(main(sys.argv[1:]))"]
 
 
-def _sleepy(seconds, tag):
-    time.sleep(seconds)
-    return tag
-
-
 def test_results_come_back_in_completion_order():
+    def sleepy(seconds, tag):
+        # a local function travels by value (cloudpickle): the two worker processes run it
+        # without importing this module, and so mptsearch and numba (half a CPU second each)
+        time.sleep(seconds)
+        return tag
+
     tasks = [(3.0, "slow"), (0.05, "fast1"), (0.05, "fast2")]
-    order = list(_in_completion_order(tasks, 2, None, None, fn=_sleepy))
+    order = list(_in_completion_order(tasks, 2, None, None, fn=sleepy))
     assert order[-1] == "slow" and sorted(order) == ["fast1", "fast2", "slow"]
 
 
