@@ -57,8 +57,12 @@ def _key(res):
 
 @pytest.mark.parametrize("cls,prop,threshold", [
     # each class is run four times; the default ones take about a second each (hits at every
-    # threshold, both prunings pruning), their one-larger twins are opt-in
-    (EnumClass(7, 4, 4, 7, 8), "none", 1),
+    # threshold, both prunings pruning), their one-larger twins are opt-in. For the property
+    # none, (6,3,3,8,9) (0.6 s) fails on every mutation of prune.py that (7,4,4,7,8) (3 s)
+    # fails on (an exact root value one too high), and also on an inherited ancestor bound
+    # one too high, which (7,4,4,7,8) misses: the larger two are opt-in
+    (EnumClass(6, 3, 3, 8, 9), "none", 1),
+    pytest.param(EnumClass(7, 4, 4, 7, 8), "none", 1, marks=pytest.mark.slow),
     pytest.param(EnumClass(7, 4, 4, 7, 9), "none", 1, marks=pytest.mark.slow),
     (EnumClass(7, 4, 4, 7, 7), "ratio", Fraction(4, 3)),
     pytest.param(EnumClass(7, 4, 4, 8, 8), "ratio", Fraction(4, 3), marks=pytest.mark.slow),
