@@ -25,6 +25,7 @@ All kernels are compiled with numba and take only arrays and scalars.
 
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 from .._jit import njit
@@ -39,14 +40,20 @@ LOOK_BUDGET = 2_000_000  #: families a split may count to weigh its pieces
 
 
 def allowed_requests(cls: EnumClass) -> np.ndarray:
-    """The allowed requests as chunk bitmasks in increasing (colex) order, int64."""
-    return np.array([r for r in range(1, 1 << cls.n) if cls.klo <= bin(r).count("1") <= cls.khi],
-                    dtype=np.int64)
+    """The allowed requests as chunk bitmasks in increasing (colex) order, int64 (a new array)."""
+    return _tables(cls)[0].copy()
 
 
 def _tables(cls: EnumClass):
-    E = allowed_requests(cls)
-    n = cls.n
+    """(allowed requests, first and past-last request with top chunk j, words of a membership
+    bitset), built once per (n, klo, khi): a piece, a plan and a batch each ask for them, tens
+    of thousands of times in one run. Shared: the callers only read them."""
+    return _tables_of(cls.n, cls.klo, cls.khi)
+
+
+@functools.lru_cache(maxsize=64)
+def _tables_of(n: int, klo: int, khi: int):
+    E = np.array([r for r in range(1, 1 << n) if klo <= bin(r).count("1") <= khi], dtype=np.int64)
     lo = np.zeros(max(n, 1), dtype=np.int64)
     hi = np.zeros(max(n, 1), dtype=np.int64)
     for j in range(n):
@@ -334,11 +341,17 @@ def children_of(cls: EnumClass, prefixes: np.ndarray):
     return _children_batch(prefixes, prefixes.shape[1], cls.n, E, lo, hi, nw)
 
 
-def _children(cls: EnumClass, prefix, index) -> list[np.ndarray]:
+def _numbers(cls: EnumClass, fams: np.ndarray) -> list[np.ndarray]:
+    """Each row of ``fams`` (request bitmasks, all allowed) as request numbers: its positions in
+    :func:`allowed_requests`, which is sorted."""
+    return [row.copy() for row in np.searchsorted(_tables(cls)[0], fams).astype(np.int64)]
+
+
+def _children(cls: EnumClass, prefix) -> list[np.ndarray]:
     """The canonical children of the family ``prefix`` (request numbers), in generation order."""
     d = len(prefix)
     fams, _, _ = _run(cls, prefix, d + 1, d + 1, False, True)
-    return [np.array([index[int(r)] for r in row[:d + 1]], dtype=np.int64) for row in fams]
+    return _numbers(cls, fams[:, :d + 1])
 
 
 def _subtree_size(cls: EnumClass, prefix, depth: int) -> int:
@@ -368,14 +381,12 @@ def split_pieces(cls: EnumClass, min_pieces: int = 256, look: int = 5):
         families in ``split`` (the frontier families that were replaced by their children).
     """
     top = cls.m_top
-    index = {int(r): i for i, r in enumerate(allowed_requests(cls))}
     p = 0
-    prefixes: list[np.ndarray] = []
     while p < top:
         p += 1
-        prefixes = _children_at(cls, p, index)
-        if len(prefixes) >= min_pieces:
+        if int(_run(cls, [], p, p, False, False)[2][p]) >= min_pieces:  # counted, not listed
             break
+    prefixes = _children_at(cls, p) if p else []
     depth = min(p + look, top)
     # counting to that depth costs about one generation step per family there: keep it to
     # depths whose exact orbit count is <= LOOK_BUDGET. On 7 chunks it never binds (uniform
@@ -395,7 +406,7 @@ def split_pieces(cls: EnumClass, min_pieces: int = 256, look: int = 5):
         for f, sz in zip(prefixes, sizes):
             if len(f) < depth and sz > limit:
                 split.append(f)
-                kids = _children(cls, f, index)
+                kids = _children(cls, f)
                 grown.extend(kids)
                 grown_sizes.extend(_subtree_size(cls, c, depth) for c in kids)
             else:
@@ -405,9 +416,9 @@ def split_pieces(cls: EnumClass, min_pieces: int = 256, look: int = 5):
     return p, prefixes, split
 
 
-def _children_at(cls: EnumClass, depth: int, index) -> list[np.ndarray]:
+def _children_at(cls: EnumClass, depth: int) -> list[np.ndarray]:
     fams, _, _ = _run(cls, [], depth, depth, False, True)
-    return [np.array([index[int(r)] for r in row[:depth]], dtype=np.int64) for row in fams]
+    return _numbers(cls, fams[:, :depth])
 
 
 def generate_piece(cls: EnumClass, p: int, prefix, piece: int, ancestors: int = 0):
