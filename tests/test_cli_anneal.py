@@ -60,7 +60,7 @@ def test_compilation_is_announced_and_runs_before_the_clock(capsys, monkeypatch,
 
     monkeypatch.setattr(par, "anneal", spy)
     monkeypatch.setattr(_common, "kernels_cached", lambda *m: False)
-    args = ["anneal", "-k", "3", "-n", "6", "-t", "0.5", "-j", "1"] + (["-q"] if quiet else [])
+    args = ["anneal", "-k", "3", "-n", "6", "-m", "4-8", "-t", "0.5", "-j", "1"] + (["-q"] if quiet else [])
     assert main(args) == 0
     err = capsys.readouterr().err
     assert ("compiling kernels: first run only" in err) is not quiet
