@@ -194,3 +194,23 @@ def test_scale_100k_is_near_linear_and_bounded():
         sparse_agglomerative(tr)
         times[M] = time.process_time() - t0
     assert times[100_000] < 30 * times[10_000] + 5
+
+
+def test_sort_rows_sorts_every_row_short_and_long():
+    """Rows on both sides of SHELL_FROM and of the lengths where the gap sequence grows (40,
+    121, ...), long reversed and shuffled rows, repeated values: each row comes back as numpy
+    sorts it, the input untouched."""
+    from mptsearch.serving._sparse_kernels import sort_rows
+
+    rng = np.random.default_rng(5)
+    rows = [rng.integers(0, 50, size=L) for L in (0, 1, 2, 3, 5, 13, 40, 63, 64, 65, 120, 121, 122, 363, 364, 500)]
+    rows += [np.arange(5000)[::-1].copy(), rng.permutation(3001)]
+    for dtype in (np.int32, np.int64):
+        seq = np.concatenate(rows).astype(dtype)
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in rows], out=indptr[1:])
+        before = seq.copy()
+        out = sort_rows(indptr, seq)
+        assert np.array_equal(seq, before) and out.dtype == seq.dtype
+        for i, r in enumerate(rows):
+            assert np.array_equal(out[indptr[i]:indptr[i + 1]], np.sort(r.astype(dtype))), i

@@ -411,16 +411,32 @@ def partner_upper(indptr, idx, w, cptr, cidx, cap):
     return out
 
 
+#: the row length from which :func:`sort_rows` sorts with gaps (below it, plain insertion sort
+#: is faster: rows of 4-20 took 40 ms per 200,000 with gaps against 27 without)
+SHELL_FROM = 64
+
+
 @njit(cache=True)
 def sort_rows(indptr, seq):
-    """A copy of ``seq`` with every row sorted (insertion sort: rows are a few dozen long)."""
+    """A copy of ``seq`` with every row sorted: insertion sort on rows of up to SHELL_FROM - 1
+    (retrieval requests: a few dozen chunks at most), Shell's sort with Knuth's gaps
+    (..., 40, 13, 4, 1) on longer ones, about L^1.5 comparisons on a row of L instead of
+    insertion sort's L^2 / 4 (a 70,000-chunk row: milliseconds, not a second). Not stable; the
+    callers sort distinct keys."""
     out = seq.copy()
     for r in range(len(indptr) - 1):
-        for p in range(indptr[r] + 1, indptr[r + 1]):
-            x = out[p]
-            q = p - 1
-            while q >= indptr[r] and out[q] > x:
-                out[q + 1] = out[q]
-                q -= 1
-            out[q + 1] = x
+        a, b = indptr[r], indptr[r + 1]
+        h = 1
+        if b - a >= SHELL_FROM:
+            while h < (b - a) // 3:
+                h = 3 * h + 1
+        while h >= 1:
+            for p in range(a + h, b):
+                x = out[p]
+                q = p - h
+                while q >= a and out[q] > x:
+                    out[q + h] = out[q]
+                    q -= h
+                out[q + h] = x
+            h //= 3
     return out

@@ -73,7 +73,7 @@ def _expand(tr: SparseTrace, req_indptr: np.ndarray, req_seq: np.ndarray) -> Lay
 
 def _by_rank(tr: SparseTrace, rank: np.ndarray) -> Layout:
     """Every line's chunks sorted by ``rank`` (a global order; ties kept in line order): one
-    compiled insertion sort per line of the keys rank * L + position (L the longest line)."""
+    compiled sort per line of the keys rank * L + position (L the longest line), all distinct."""
     from ._sparse_kernels import sort_rows
 
     lens = np.diff(tr.indptr)

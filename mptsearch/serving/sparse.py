@@ -146,7 +146,7 @@ class Layout:
 def _assemble(ids, labels, weights, indptr, chunks) -> SparseTrace:
     """Fill the distinct-request view: rows sorted by chunk id, duplicates merged."""
     lens = np.diff(indptr)
-    # sort each row by chunk id: a stable sort by (row, chunk)
+    # sort each row by chunk id (a request names a chunk once)
     from ._sparse_kernels import duplicate_groups, sort_rows, take_ranges
 
     srt = sort_rows(np.asarray(indptr, dtype=np.int64), np.asarray(chunks, dtype=np.int32))
