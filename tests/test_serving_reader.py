@@ -106,15 +106,13 @@ def test_the_byte_reader_takes_the_plain_forms_itself(tmp_path):
 
 
 def test_a_label_table_that_grows_inside_a_line(tmp_path, monkeypatch):
-    # 70,000 new labels in one line pass the first table's label rows mid-line: the line is read again.
-    # Zero-padded labels: their sorted order is the order the lines give them in, so the rows come
-    # sorted to the trace's row sort (an insertion sort, quadratic on a 70,000-chunk line that is not)
+    # 70,000 new labels in one line pass the first table's 32,768 rows mid-line: the line is read again
     from mptsearch.serving import _read_kernels
 
     path = tmp_path / "t.jsonl"
     n = 70_000
-    lines = [json.dumps({"chunks": [f"c{i:05d}" for i in range(n)], "tokens": [1 + i % 7 for i in range(n)]}),
-             json.dumps({"chunks": [f"c{i:05d}" for i in range(0, n, 3)], "tokens": [1 + i % 7 for i in range(0, n, 3)]})]
+    lines = [json.dumps({"chunks": [f"c{i}" for i in range(n)], "tokens": [1 + i % 7 for i in range(n)]}),
+             json.dumps({"chunks": [f"c{i}" for i in range(n - 1, -1, -3)], "tokens": [1 + i % 7 for i in range(n - 1, -1, -3)]})]
     path.write_text("\n".join(lines) + "\n")
     assert fastread._read_scan(str(path), 2**32) is not None
     tr = _same_as_the_parser(path)
