@@ -344,7 +344,7 @@ def children_of(cls: EnumClass, prefixes: np.ndarray):
 def _numbers(cls: EnumClass, fams: np.ndarray) -> list[np.ndarray]:
     """Each row of ``fams`` (request bitmasks, all allowed) as request numbers: its positions in
     :func:`allowed_requests`, which is sorted."""
-    return [row.copy() for row in np.searchsorted(_tables(cls)[0], fams).astype(np.int64)]
+    return list(np.searchsorted(_tables(cls)[0], fams).astype(np.int64, copy=False))
 
 
 def _children(cls: EnumClass, prefix) -> list[np.ndarray]:
@@ -384,7 +384,7 @@ def split_pieces(cls: EnumClass, min_pieces: int = 256, look: int = 5):
     p = 0
     while p < top:
         p += 1
-        if int(_run(cls, [], p, p, False, False)[2][p]) >= min_pieces:  # counted, not listed
+        if _subtree_size(cls, [], p) >= min_pieces:  # counted, not listed
             break
     prefixes = _children_at(cls, p) if p else []
     depth = min(p + look, top)
