@@ -35,6 +35,17 @@ def _ticking():
     return lambda: float(next(ticks))
 
 
+class _Counting:
+    """A clock that stays at 0 (no deadline is ever passed) and counts its readings."""
+
+    def __init__(self):
+        self.readings = 0
+
+    def __call__(self):
+        self.readings += 1
+        return 0.0
+
+
 # the dense build and the sparse one (from SPARSE_CHUNKS chunks after the columns are merged:
 # 300 chunks and 150 requests merge to 206, dense; 1,000 chunks to 259, sparse)
 @pytest.mark.parametrize("n,m", [(40, 80), (1000, 150)])
@@ -58,6 +69,20 @@ def test_the_closure_build_reads_the_clock(n, m):
         request_subdags(g, deadline=5.0, clock=clock)
     assert clock() <= 6.0
     assert len(request_subdags(g, deadline=1e12, clock=_ticking())) == len(g.requests)
+    # how often: at least once every BUILD_CHECK sets of the cover step (the closure's rounds
+    # read it too), and once before every request's sub-DAG
+    counting = _Counting()
+    closure_graph(masks, red.weights, deadline=1.0, clock=counting)
+    assert counting.readings >= (len(g.sets) - 1) // closure_mod.BUILD_CHECK
+    counting = _Counting()
+    request_subdags(g, deadline=1.0, clock=counting)
+    assert counting.readings >= len(g.requests)
+    # the closure's rounds themselves: a deadline passed at the second reading (the first is
+    # the build's start) stops the build inside them, before the cover step
+    with pytest.raises(BuildTimeout) as stopped:
+        closure_graph(masks, red.weights, deadline=2.0, clock=_ticking())
+    rounds = "_sparse_closure" if n == 1000 else "_closure"
+    assert rounds in {entry.name for entry in stopped.traceback}
 
 
 def test_component_mst_bound_is_the_mst_bound():

@@ -234,22 +234,9 @@ def _too_large(max_sets: int) -> ClosureTooLarge:
     return ClosureTooLarge(f"the intersection closure has more than {max_sets} sets (raise max_sets, or use a bound)")
 
 
-def _closure_graph_sparse(masks: list, weights: list, max_sets: int, tick: _Clock | None = None) -> ClosureGraph:
-    """:func:`closure_graph` over Python-int masks with a chunk -> requests index (module
-    docstring). O(sum over sets X in C of the requests sharing a chunk with X) set operations,
-    plus the maximal-set filter over each Y's distinct candidates."""
-    tick = _Clock(None, None, "") if tick is None else tick
-    share: dict[int, list[int]] = {}
-    for i, x in enumerate(masks):
-        for c in _mask_ids(x):
-            share.setdefault(c, []).append(i)
-
-    def meets(x: int) -> set:
-        out: set = set()
-        for c in _mask_ids(x):
-            out.update(share[c])
-        return out
-
+def _sparse_closure(masks: list, meets, max_sets: int, tick: _Clock) -> set:
+    """All nonempty intersections of ``masks`` (Python ints), by rounds of intersecting the
+    newest sets with the requests ``meets(x)`` names (those sharing a chunk with x)."""
     closure = set(masks)
     frontier = set(masks)
     if len(closure) > max_sets:
@@ -266,6 +253,26 @@ def _closure_graph_sparse(masks: list, weights: list, max_sets: int, tick: _Cloc
         if len(closure) > max_sets:
             raise _too_large(max_sets)
         frontier = fresh
+    return closure
+
+
+def _closure_graph_sparse(masks: list, weights: list, max_sets: int, tick: _Clock | None = None) -> ClosureGraph:
+    """:func:`closure_graph` over Python-int masks with a chunk -> requests index (module
+    docstring). O(sum over sets X in C of the requests sharing a chunk with X) set operations,
+    plus the maximal-set filter over each Y's distinct candidates."""
+    tick = _Clock(None, None, "") if tick is None else tick
+    share: dict[int, list[int]] = {}
+    for i, x in enumerate(masks):
+        for c in _mask_ids(x):
+            share.setdefault(c, []).append(i)
+
+    def meets(x: int) -> set:
+        out: set = set()
+        for c in _mask_ids(x):
+            out.update(share[c])
+        return out
+
+    closure = _sparse_closure(masks, meets, max_sets, tick)
     sets = [0] + sorted(closure, key=lambda x: (x.bit_count(), x))
     index = {x: j for j, x in enumerate(sets)}
     setw = np.array([sum(weights[c] for c in _mask_ids(x)) for x in sets], dtype=np.int64)
