@@ -211,7 +211,10 @@ PS_FROM_WIDE = 17
 WIDE_K = 5  # the largest request size measured on 8-10 chunks (docs/exact.md)
 COVER_NODES = 200_000  # nodes of an exact cover-number search before the averaging bound takes over
 WINDOW_NODES = 20_000_000  # nodes of the window bound's searches (all its steps together)
-QUICK_NODES = 20_000  # nodes of the search before the level program is asked for a start
+#: nodes of the search before the level program is asked for a start: about 2 s of search (10-15
+#: million nodes a second measured), as long as the level program may take, so that a family the
+#: search ends alone in that time never pays for the program (benchmarks/bench_quick_nodes.py)
+QUICK_NODES = 24_000_000
 
 
 def prefix_sets_apply(inst: Instance) -> bool:
