@@ -96,7 +96,7 @@ def main(argv=None) -> int:
     print("\n".join(lines))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump({"args": vars(args), "rows": rows}, fh, indent=1)
+            json.dump({"args": {k: v for k, v in vars(args).items() if k != "out"}, "rows": rows}, fh, indent=1)
     return 0
 
 
