@@ -89,6 +89,7 @@ def pytest_runtest_logfinish(nodeid, location):
     if start is not None and len(start) == 3:
         _tests[nodeid] = [time.process_time() - start[0], time.perf_counter() - start[1],
                           _children_cpu() - start[2]]
+    _running[0] = None  # a compilation between tests belongs to none of them
 
 
 def _dump() -> None:
@@ -123,8 +124,10 @@ def _load(folder: Path) -> list[dict]:
 
 def report(folder: Path, top: int) -> str:
     runs = _load(folder)
-    workers = [r for r in runs if r["worker"] != "controller"] or runs
+    workers = [r for r in runs if r["worker"] != "controller"]
     controller = [r for r in runs if r["worker"] == "controller"]
+    if not workers:  # a run without xdist: its one process ran the tests
+        workers, controller = controller, []
     tests = {k: v for r in workers for k, v in r["tests"].items()}
     compiles = [c for r in workers for c in r["compiles"]]
     by_test = collections.defaultdict(float)
@@ -133,6 +136,7 @@ def report(folder: Path, top: int) -> str:
             by_test[c["test"]] += c["self"]
     package = sum(c["self"] for c in compiles if c["kernel"].startswith("mptsearch."))
     compiling = sum(c["self"] for c in compiles)
+    outside = sum(c["self"] for c in compiles if not c["test"])  # at collection or between tests
     test_cpu = sum(v[0] for v in tests.values())
     own = test_cpu - sum(by_test.values())
     sub = sum(max(0.0, v[2]) for v in tests.values())
@@ -152,7 +156,7 @@ def report(folder: Path, top: int) -> str:
     row("the tests' own work (compilations taken out)", own)
     row("their subprocesses", sub)
     row("subprocesses no test waited for (the command servers)", worker_children - sub)
-    row("the workers' start-up, collection and bookkeeping", worker_self - test_cpu)
+    row("the workers' start-up, collection and bookkeeping (compilations taken out)", worker_self - test_cpu - outside)
     row("the controller", ctl)
     row("total", total)
     lines += ["", "per worker: CPU s own (of it in tests, compiling), children"]
