@@ -75,7 +75,13 @@ def main(argv: list[str]) -> int:
     finalize = codegen.CPUCodeLibrary.finalize
 
     def measured_finalize(self):
+        start = time.process_time()
         own = count(self._final_module)
+        took = time.process_time() - start
+        spent["(this script's instruction counts)"] += took
+        calls["(this script's instruction counts)"] += 1
+        if stack:  # inside a phase (a callee finalised during its caller's typing): not that phase's
+            stack[-1] += took
         passes = codegen.CPUCodeLibrary._optimize_final_module
 
         def counted(lib):
@@ -83,6 +89,7 @@ def main(argv: list[str]) -> int:
             sizes.append((own, count(lib._final_module), lib.name))
             took = time.process_time() - start
             spent["(this script's instruction counts)"] += took
+            calls["(this script's instruction counts)"] += 1
             stack[-1] += took  # not the linking's: finalize's own time leaves it out
             return passes(lib)
 
