@@ -154,6 +154,25 @@ def test_a_time_limit_stops_a_dense_search_from_inside():
         opt_free_prefix_sets(inst, max_nodes=500)
 
 
+def test_under_a_time_limit_the_first_search_leaves_time_for_the_level_program(monkeypatch):
+    """The first search before the level program's start is about 2 s long; under a shorter
+    time limit it stops at half the time left, so that the program is still asked for a start
+    (every 4-set of 9 chunks needs it: the first search alone does not end there)."""
+    import mptsearch.exact.prefix_sets as ps
+
+    _opt_free_wide(from_lists([list(c) for c in itertools.combinations(range(9), 4)][:12]))  # compiled
+    asked = []
+    real = ps.level_program_family
+    monkeypatch.setattr(ps, "level_program_family", lambda inst, lim: asked.append(lim) or real(inst, lim))
+    inst = from_lists([list(c) for c in itertools.combinations(range(9), 4)])
+    try:
+        r = _opt_free_wide(inst, time_limit=1.0)
+        _check(r, inst, 171)
+    except ps.PrefixSetsUnfinished:
+        pass
+    assert len(asked) == 1 and asked[0] > 0.05, asked  # a quarter of what the first search left
+
+
 def test_a_search_stopped_at_any_node_budget_is_unfinished_never_wrong():
     """Cut at every budget from a handful of nodes to past its end, the search either says it
     is unfinished or returns the exact value with a layout that costs it (nothing half-done

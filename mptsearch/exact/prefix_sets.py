@@ -351,8 +351,9 @@ def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: i
     """:func:`opt_free_prefix_sets` on 8-10 chunks (the multi-word kernels). On uniform
     families (k >= 3) the level bound's cover numbers are the lower bounds of
     :func:`cover_lower_bound` (exact where a search of ``cover_nodes`` nodes finishes) and,
-    with ``upper``, when a first search of ``quick_nodes`` nodes has not finished, the level
-    program (:func:`level_program_family`) gives the search its starting upper bound."""
+    with ``upper``, when a first search of ``quick_nodes`` nodes (under a time limit, at most
+    half the time left) has not finished, the level program (:func:`level_program_family`)
+    gives the search its starting upper bound."""
     import math
     import time
 
@@ -389,11 +390,15 @@ def _opt_free_wide(inst: Instance, time_limit: float | None = None, max_nodes: i
         cutoff = 1 << 40
         low, top = np.int64(below), np.int64(covs[k - 1])
         done = False
-        if upper:  # first a short search without the start: most families end there
-            # when the short search is given the whole node budget, its stop leaves the main
-            # search none: report unfinished at once instead of asking the level program first
+        if upper:  # first a search without the start, about as long as the program may take
+            # when the first search is given the whole node budget, its stop leaves the main
+            # search none: report unfinished at once instead of asking the level program first;
+            # under a time limit it gets at most half the time left, so that the program and
+            # the search after it still get theirs
             whole_budget = halt[1] <= float(quick_nodes)
-            quick = new_halt(deadline, min(float(quick_nodes), halt[1]))
+            now = time.time()
+            quick = new_halt(now + (deadline - now) / 2 if deadline < math.inf else deadline,
+                             min(float(quick_nodes), halt[1]))
             value = int(wide_free_from(forced, k, n, subs, ups, up1, np.int64(cutoff), np.int64(floor), low, top,
                                        mkeys, mvals, Q, quick))
             halt[1] -= min(float(quick_nodes), halt[1]) - quick[1]
