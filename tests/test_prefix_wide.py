@@ -162,11 +162,12 @@ def test_under_a_time_limit_the_first_search_leaves_time_for_the_level_program(m
     0.6 s of the 3 s (quiet machine)."""
     import mptsearch.exact.prefix_sets as ps
 
-    _opt_free_wide(from_lists([list(c) for c in itertools.combinations(range(9), 4)][:12]))  # compiled
+    every = [list(c) for c in itertools.combinations(range(9), 4)]
+    _opt_free_wide(from_lists(every[:12]))  # compiled
     asked = []
     real = ps.level_program_family
     monkeypatch.setattr(ps, "level_program_family", lambda inst, lim: asked.append(lim) or real(inst, lim))
-    inst = from_lists([list(c) for c in itertools.combinations(range(9), 4)])
+    inst = from_lists(every)
     try:
         r = _opt_free_wide(inst, time_limit=3.0, quick_nodes=10**12)
         _check(r, inst, 171)

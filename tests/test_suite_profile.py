@@ -7,11 +7,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _module():
+def _parts(folder):
+    """The report on the records in ``folder``: its text, and its table as {part: CPU s}."""
     spec = importlib.util.spec_from_file_location("suite_profile", ROOT / "benchmarks" / "suite_profile.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod
+    text = mod.report(folder, top=5)
+    return text, {line.split(" | ")[0].strip("| "): float(line.split(" | ")[1].replace(",", ""))
+                  for line in text.splitlines() if line.startswith("| ") and "CPU s" not in line}
 
 
 def test_the_report_splits_the_cpu_into_its_parts(tmp_path):
@@ -26,9 +29,7 @@ def test_the_report_splits_the_cpu_into_its_parts(tmp_path):
     ctl = {"worker": "controller", "self": 1.5, "children": 38.5, "tests": {}, "compiles": []}
     for rec in (gw0, gw1, ctl):
         (tmp_path / f"{rec['worker']}-1.json").write_text(json.dumps(rec))
-    text = _module().report(tmp_path, top=5)
-    parts = {line.split(" | ")[0].strip("| "): float(line.split(" | ")[1].replace(",", ""))
-             for line in text.splitlines() if line.startswith("| ") and "CPU s" not in line}
+    text, parts = _parts(tmp_path)
     assert parts["numba compilations: the package's kernels"] == 7.5  # 0.5 of it at collection
     assert parts["numba compilations: numba's helpers and the tests' own kernels"] == 1.0
     assert parts["the tests' own work (compilations taken out)"] == 12.0  # 20 in tests, 8 compiling in them
@@ -47,8 +48,6 @@ def test_a_run_without_xdist_is_counted_once(tmp_path):
              "tests": {"tests/test_a.py::one": [15.0, 15.0, 4.0]},
              "compiles": [{"kernel": "mptsearch._kernels.free.solve_dp", "self": 5.0, "test": "tests/test_a.py::one", "args": "(int64,)"}]}
     (tmp_path / "controller-1.json").write_text(json.dumps(alone))
-    text = _module().report(tmp_path, top=5)
-    rows = {line.split(" | ")[0].strip("| "): float(line.split(" | ")[1].replace(",", ""))
-            for line in text.splitlines() if line.startswith("| ") and "CPU s" not in line}
+    _, rows = _parts(tmp_path)
     assert rows["total"] == 25.0 and rows["the controller"] == 0.0
     assert rows["the workers' start-up, collection and bookkeeping (compilations taken out)"] == 6.0
