@@ -124,11 +124,18 @@ def test_cut_is_strict_and_needs_every_reachable_floor():
 
 # ---- cut runs equal uncut runs on whole classes ---------------------------------------------
 
+#: pieces per run of the comparisons below: a hundred or so instead of the default 256 and more
+#: (over a thousand on these classes, each a SQLite commit); the same members, maxima, hits and
+#: generated counts, and still many pieces, each handing its floors to the ones after it
+MIN_PIECES = 16
+
+
 def _compare(cls, tmp_path, prop="none", threshold=1, witness=True):
-    plain = run_enumeration(cls, tmp_path / "plain.sqlite", prop=prop, threshold=threshold)
+    plain = run_enumeration(cls, tmp_path / "plain.sqlite", prop=prop, threshold=threshold,
+                            min_pieces=MIN_PIECES)
     wit = [plain.by_m[m]["witness"] for m in plain.by_m if plain.by_m[m]["witness"]] if witness else []
     cut = run_enumeration(cls, tmp_path / "cut.sqlite", prop=prop, threshold=threshold,
-                          subtree=True, witnesses=wit)
+                          subtree=True, witnesses=wit, min_pieces=MIN_PIECES)
     assert cut.complete
     counts = count_class_members(cls.n, cls.klo, cls.khi, cls.mhi)
     generated = 0
@@ -195,7 +202,7 @@ def test_cut_estimate_prices_what_the_cut_run_generates(tmp_path):
     # test_cut_run_equals_plain_run[7-4-10] runs that plain run and checks the cut run's
     # totals against it); witness_floors checks that it is a member and evaluates it exactly
     wit = [[15, 23, 27, 29, 39, 46, 54, 57, 89, 102]]
-    cut = run_enumeration(cls, tmp_path / "cut.sqlite", subtree=True, witnesses=wit)
+    cut = run_enumeration(cls, tmp_path / "cut.sqlite", subtree=True, witnesses=wit, min_pieces=MIN_PIECES)
     est = estimate_class(cls, subtree=True, witnesses=wit, seed=0)
     row = est.by_m[10]
     members = count_class_members(7, 4, 4, 10)[10]
