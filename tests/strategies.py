@@ -11,10 +11,13 @@ from mptsearch.instance import from_lists
 SLOW = os.environ.get("MPTSEARCH_SLOW") == "1"
 
 
-def examples(n: int) -> int:
-    """``n`` examples in the opt-in tier, a third of them (at least 100) in the default one: for
-    the property tests whose thousand draws cost seconds (the suite has a time budget)."""
-    return n if SLOW else max(100, n // 3)
+def examples(n: int, default: int | None = None) -> int:
+    """``n`` examples in the opt-in tier; in the default one ``default`` if given, else a third of
+    them (at least 100): for the property tests whose draws cost seconds (the suite has a time
+    budget)."""
+    if SLOW:
+        return n
+    return max(100, n // 3) if default is None else min(n, default)
 
 
 @st.composite

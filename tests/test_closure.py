@@ -16,7 +16,7 @@ from mptsearch.instance import from_lists
 from mptsearch.trie import trie_cost
 
 from .naive import naive_closure, naive_cover_pairs, naive_opt_free, naive_trie_cost
-from .strategies import instances
+from .strategies import examples, instances
 
 
 def _sets(mask):
@@ -42,7 +42,7 @@ def _graph_key(g):
     return g.sets, arcs, [g.sets[v] for v in g.requests]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60, 30), deadline=None)
 @given(instances(max_n=9, max_m=10))
 def test_sparse_closure_is_the_dense_one(inst):
     masks = inst.request_masks()

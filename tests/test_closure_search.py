@@ -17,7 +17,7 @@ from mptsearch.instance import from_lists
 from mptsearch.trie import trie_cost
 
 from .naive import naive_min_node_set_cost
-from .strategies import instances
+from .strategies import examples, instances
 
 
 def _components(inst):
@@ -81,7 +81,7 @@ def _pairs_value_and_lp(inst):
     return value, lp
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80, 40), deadline=None)
 @given(instances(max_n=7, max_m=8, max_weight=6))
 def test_pairs_program_value_equals_the_dp_weighted(inst):
     value, lp = _pairs_value_and_lp(inst)
@@ -90,7 +90,7 @@ def test_pairs_program_value_equals_the_dp_weighted(inst):
     assert lp <= opt + 1e-6
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40, 20), deadline=None)
 @given(instances(max_n=6, max_m=7, max_weight=1))
 def test_pairs_program_value_equals_the_dp_unit(inst):
     assert _pairs_value_and_lp(inst)[0] == opt_free(inst).value
@@ -107,7 +107,8 @@ def test_k4_3_pairs_lp_is_below_the_optimum():
 
 
 def test_cover_program_alone_and_the_default_agree_with_the_dp():
-    for seed in range(6):
+    # three seeds (six in the opt-in tier)
+    for seed in range(examples(6, 3)):
         inst = random_instance(n=9, m=12, k=(2, 6), weights=(1, 9), seed=seed)
         opt = opt_free(inst).value
         old = opt_free_closure(inst, search=False, pairs_cap=0)

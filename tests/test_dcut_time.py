@@ -123,7 +123,7 @@ def test_a_model_not_built_in_time_gives_the_mst_bound(monkeypatch, phase):
 
 
 def test_a_tiny_limit_is_kept_when_the_closure_alone_takes_longer():
-    # the closure of this instance (48,028 sets) takes about 7 CPU s, 14 times the limit (with 500
+    # the closure of this instance (48,028 sets) takes about 7 CPU s, 35 times the limit (with 500
     # requests: 117,036 sets, 20 s, and twice the final pass); the old build ran it to the end
     # whatever the limit (and the sub-DAGs after it). What follows the builds (the MST bound,
     # agglomerative's layout, the trie cost) takes about half a second here.
@@ -136,12 +136,12 @@ def test_a_tiny_limit_is_kept_when_the_closure_alone_takes_longer():
     _, masks = max(red.components, key=lambda c: len(c[0]))
     t = time.process_time()
     with pytest.raises(BuildTimeout):
-        closure_graph(masks, red.weights, deadline=time.process_time() + 0.5, clock=time.process_time)
-    assert time.process_time() - t < 0.5 + 1.0
+        closure_graph(masks, red.weights, deadline=time.process_time() + 0.2, clock=time.process_time)
+    assert time.process_time() - t < 0.2 + 1.0
     t = time.process_time()
-    r = opt_free_dcut(inst, time_limit=0.5, clock="cpu")
+    r = opt_free_dcut(inst, time_limit=0.2, clock="cpu")
     spent = time.process_time() - t
-    assert spent < 0.5 + 3.0, spent
+    assert spent < 0.2 + 3.0, spent
     assert r.lower <= r.upper == trie_cost(inst, r.layout)
     assert not r.optimal and "closure out of time" in r.weaker_bound
     assert r.lower == sum(component_mst_bound(m, red.weights) for _, m in red.components)

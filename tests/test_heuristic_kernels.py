@@ -17,10 +17,10 @@ from mptsearch.search.objective import objective_value
 from mptsearch.serving.online import OnlineLayouter, online_layout
 from mptsearch.trie import trie_cost
 
-from .strategies import instances
+from .strategies import examples, instances
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150, 60), deadline=None)
 @given(instances(max_n=8, max_m=8, max_weight=6))
 def test_cost_ratio_objective_is_public_heuristic_cost_over_opt_free(inst):
     f = opt_free(inst).value
@@ -30,7 +30,7 @@ def test_cost_ratio_objective_is_public_heuristic_cost_over_opt_free(inst):
         assert objective_value(inst, "cost-ratio", heuristic=name) == (cost, f)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100, 40), deadline=None)
 @given(instances(max_n=8, max_m=9, max_weight=6), st.integers(1, 6))
 def test_online_objective_is_the_online_layouters_cost(inst, window):
     layout = online_layout(inst.orders, inst.weights, window)

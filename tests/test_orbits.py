@@ -14,6 +14,7 @@ from mptsearch.orbits import OrbitFamily, opt_glob_orbits, pattern_order
 from mptsearch.trie import order_cost
 
 from .naive import naive_opt_glob
+from .strategies import examples
 
 
 @st.composite
@@ -27,7 +28,7 @@ def orbit_families(draw, max_n=7, max_types=4, max_weight=3):
     return OrbitFamily(sizes=tuple(sizes), types=tuple(types), weights=tuple(weights))
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150, 60))
 @given(orbit_families())
 def test_orbit_dp_equals_subset_dp(fam):
     inst = fam.instance()

@@ -16,6 +16,7 @@ from mptsearch.families import leave_one_out, min_external_path_length, sunflowe
 from mptsearch.instance import InstanceError, from_lists
 
 from .naive import naive_opt_free
+from .strategies import examples
 from .test_prefix_sets import check_result
 
 
@@ -39,7 +40,7 @@ def wide_families(draw, max_m=11):
     return from_lists([sorted(r) for r in reqs])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40, 15), deadline=None)
 @given(wide_families())
 def test_equals_the_subset_dp_on_8_to_10_chunks(inst):
     v = opt_free(inst).value
@@ -267,8 +268,11 @@ def test_the_averaging_bound_on_every_4_set():
 def test_search_with_bounded_covers_and_a_start_equals_the_dp(n, k, m):
     """The uniform path with the averaging bound everywhere (cover_nodes = 0), with the
     level program's start always taken (quick_nodes = 0), after a short search, or never,
-    against the subset DP of Theorem 1."""
-    for seed in range(3):
+    against the subset DP of Theorem 1. Two seeds (three in the opt-in tier): among them the
+    short search stops unfinished before the program on (8, 4, 14) seed 100 and (9, 5, 12)
+    seed 101, and the program's family is taken without a search after it at nodes = 0 on
+    (9, 3, 14) and (10, 4, 11) seed 101."""
+    for seed in range(examples(3, 2)):
         inst = _random(n, k, m, 100 + seed)
         v = opt_free(inst).value
         for upper, quick in ((True, 0), (True, 20_000), (False, 0)):
