@@ -14,7 +14,7 @@ from mptsearch.verify import satproof
 from mptsearch.verify.certify import certify, check
 from mptsearch.verify.rup import check_rup, parse_dimacs, parse_drup
 from tests.naive import naive_opt_free, naive_opt_glob
-from tests.strategies import instances
+from tests.strategies import examples, instances
 
 
 def _solve(clauses, proof=False):
@@ -30,7 +30,7 @@ def _naive(inst, kind):
     return naive_opt_free(reqs, w) if kind == "free" else naive_opt_glob(reqs, w)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60, 20), deadline=None)
 @given(instances(max_n=5, max_m=5, max_weight=4, max_k=4))
 def test_cnf_sat_at_opt_unsat_below(inst):
     """SAT at B = OPT (with a model that reads back to cost <= OPT), UNSAT at OPT - 1,
@@ -51,11 +51,12 @@ def test_cnf_sat_at_opt_unsat_below(inst):
 
 
 def test_cnf_against_dp_on_random_instances():
-    """sat_optimum against the exact DPs on larger random instances (m up to 9, k up to 4)."""
+    """sat_optimum against the exact DPs on larger random instances (m up to 9, k up to 4); the
+    first three (weighted, unit, weighted) in the default tier, all six in the opt-in one."""
     from mptsearch.exact.free import opt_free
     from mptsearch.exact.glob import opt_glob
     rng = random.Random(5)
-    for t in range(6):
+    for t in range(examples(6, 3)):
         inst = random_instance(rng.randint(4, 7), rng.randint(3, 9), (2, 4),
                                weights=(1, 1) if t % 2 else (1, 3), seed=t)
         for kind, opt in (("free", opt_free(inst).value), ("glob", opt_glob(inst).value)):

@@ -14,6 +14,7 @@ from mptsearch.enumerate.minimal import embeds, minimal_among_hits
 from mptsearch.enumerate.run import read_result, run_enumeration
 
 from .naive import naive_minimal_among_hits
+from .strategies import examples
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ families = st.integers(2, 5).flatmap(lambda n: st.tuples(
                          .map(lambda f: tuple(sorted(f))), min_size=1, max_size=9)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150, 50), deadline=None)
 @given(families)
 def test_fast_minimality_is_the_definition_on_random_families(case):
     n, fams = case
