@@ -47,7 +47,9 @@ def test_simulator_matches_naive_twin(case, schedule, window):
         assert r.prefill == r.unbounded
 
 
-@settings(max_examples=200)
+# 60 examples: a DFS schedule dropped (arrival order) or a capacity one token short breaks
+# the equality on about a quarter of the drawn cases, so 60 miss either with odds below 1e-7
+@settings(max_examples=60)
 @given(served())
 def test_theorem7_dfs_with_one_request_capacity_is_unbounded_cost(case):
     inst, seqs, _ = case
