@@ -178,11 +178,18 @@ def _zipf_trace(rows, cols, seed=0):
 
 
 def _is_permutation_of_lines(tr, lay):
-    for j in range(tr.size):
-        got = lay.seq[lay.indptr[j]:lay.indptr[j + 1]]
-        if sorted(got.tolist()) != sorted(tr.chunks[tr.indptr[j]:tr.indptr[j + 1]].tolist()):
-            return False
-    return True
+    """Whether every line of ``lay`` holds exactly the fields of the same line of ``tr``, each
+    as often: the lines' lengths agree, and the keys line * n + field of both sides, sorted,
+    are equal (one sort each, fast on keys already in runs by line; not a Python loop over
+    150,000 lines)."""
+    lens = np.diff(tr.indptr[:tr.size + 1])
+    if not np.array_equal(np.diff(lay.indptr[:tr.size + 1]), lens):
+        return False
+    got = lay.seq[lay.indptr[0]:lay.indptr[tr.size]].astype(np.int64)
+    want = tr.chunks[tr.indptr[0]:tr.indptr[tr.size]].astype(np.int64)
+    n = max(int(got.max(initial=0)), int(want.max(initial=0))) + 1
+    line = np.repeat(np.arange(tr.size, dtype=np.int64), lens) * n
+    return np.array_equal(np.sort(line + got, kind="stable"), np.sort(line + want, kind="stable"))
 
 
 @functools.lru_cache(maxsize=1)
