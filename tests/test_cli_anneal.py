@@ -60,10 +60,11 @@ def test_compilation_is_announced_and_runs_before_the_clock(capsys, monkeypatch,
 
     monkeypatch.setattr(par, "anneal", spy)
     monkeypatch.setattr(_common, "kernels_cached", lambda *m: False)
-    args = ["anneal", "-k", "3", "-n", "6", "-m", "4-8", "-t", "0.5", "-j", "1"] + (["-q"] if quiet else [])
+    # the timed search runs for its whole limit: 0.2 s (thousands of steps) is enough to find something
+    args = ["anneal", "-k", "3", "-n", "6", "-m", "4-8", "-t", "0.2", "-j", "1"] + (["-q"] if quiet else [])
     assert main(args) == 0
     err = capsys.readouterr().err
     assert ("compiling kernels: first run only" in err) is not quiet
     # first a short untimed warm-up in this process, then the timed search
     assert calls[0]["time_limit"] is None and calls[0]["steps"] <= 200 and calls[0]["jobs"] == 1
-    assert calls[1]["time_limit"] == 0.5
+    assert calls[1]["time_limit"] == 0.2
