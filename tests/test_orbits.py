@@ -4,7 +4,7 @@ import random
 from itertools import product
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mptsearch.exact.brute import brute_glob
@@ -30,6 +30,9 @@ def orbit_families(draw, max_n=7, max_types=4, max_weight=3):
 
 @settings(max_examples=examples(150, 60))
 @given(orbit_families())
+# four types meeting in one orbit: a class count that stops its inclusion-exclusion after three
+# types is wrong here, which 60 random draws do not always meet
+@example(OrbitFamily(sizes=(1, 3), types=((0, 1), (0, 2), (0, 3), (1, 1)), weights=(1, 1)))
 def test_orbit_dp_equals_subset_dp(fam):
     inst = fam.instance()
     res = opt_glob_orbits(fam)
