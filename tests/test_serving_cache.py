@@ -10,7 +10,7 @@ from mptsearch.serving.cache import SCHEDULES, PrefixCache, dfs_order, simulate,
 from mptsearch.serving.trace import read_trace, sequences_cost
 from mptsearch.trie import trie_cost
 
-from .strategies import instances, served
+from .strategies import examples, instances, served
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -47,9 +47,10 @@ def test_simulator_matches_naive_twin(case, schedule, window):
         assert r.prefill == r.unbounded
 
 
-# 60 examples: a DFS schedule dropped (arrival order) or a capacity one token short breaks
-# the equality on about a quarter of the drawn cases, so 60 miss either with odds below 1e-7
-@settings(max_examples=60)
+# 60 examples (200 in the opt-in tier): a DFS schedule dropped (arrival order) or a capacity one
+# token short breaks the equality on about a quarter of the drawn cases, so 60 miss either with
+# odds below 1e-7
+@settings(max_examples=examples(200, 60))
 @given(served())
 def test_theorem7_dfs_with_one_request_capacity_is_unbounded_cost(case):
     inst, seqs, _ = case
