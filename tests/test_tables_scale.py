@@ -4,6 +4,7 @@ and the time budget (what is skipped, what always runs)."""
 
 import functools
 import csv
+import gc
 import io
 import json
 import random
@@ -207,7 +208,9 @@ def test_the_level_wise_rules_stop_at_their_deadline(rule):
     CPU time, not wall time: the deadline is wall time, so on a loaded machine the cut run spends
     at most 20 ms of CPU in the rule before it stops (about 0.1 CPU s in all with the reading and
     writing around it, against 0.6-0.9 s for the full run), while wall time stretched it once to
-    0.72 s against a full run's 0.90 s."""
+    0.72 s against a full run's 0.90 s. The calling thread's CPU time, with the collector off:
+    once, in a long-lived test process, a cut run counted 0.48 CPU s against a full run's 0.61
+    (0.1 against 0.5 in a fresh process), and a cut run is tried up to three times."""
     import time
 
     from mptsearch.tables.layout import ggr_layout, level_layout
@@ -221,21 +224,38 @@ def test_the_level_wise_rules_stop_at_their_deadline(rule):
 
     def timed(away):
         """The rule on ``tr`` with a deadline ``away`` seconds from now (None: none), and the
-        CPU seconds it took."""
-        c0 = cpu_seconds()
-        lay, note = run(tr, None if away is None else time.perf_counter() + away)
-        return lay, note, cpu_seconds() - c0
+        CPU seconds this thread took for it, with the garbage collector off: the rule runs in
+        the calling thread, and neither another thread of the test process nor a collection of
+        what earlier tests left in it is the rule's time."""
+        gc.disable()
+        try:
+            c0 = time.thread_time()
+            lay, note = run(tr, None if away is None else time.perf_counter() + away)
+            return lay, note, time.thread_time() - c0
+        finally:
+            gc.enable()
+
+    def cut(away, bound):
+        """The cut run, up to three times until one stays under ``bound`` CPU seconds (a rule
+        that does not stop never does); its layout, note and the least CPU time seen."""
+        best = np.inf
+        for _ in range(3):
+            lay, note, took = timed(away)
+            best = min(best, took)
+            if best < bound:
+                break
+        return lay, note, best
 
     lay, note, full = timed(None)
     assert note == ""
-    lay, note, took = timed(0.02)
+    lay, note, took = cut(0.02, min(0.5 * full, 0.02 + 2.0))
     assert took < min(0.5 * full, 0.02 + 2.0), (took, full)
     assert "cut short by the time limit" in note and f"of {tr.m} distinct rows" in note
     assert _is_permutation_of_lines(tr, lay)
     # a deadline inside the rule's run, not only before its first clock reading: 30% of the full
     # run's CPU away (wall time reaches it after at most that much CPU), so a rule reading the
     # clock rarely once started would run on to the end
-    lay, note, took = timed(0.3 * full)
+    lay, note, took = cut(0.3 * full, 0.6 * full)
     assert took < 0.6 * full, (took, full)
     assert "cut short by the time limit" in note and _is_permutation_of_lines(tr, lay)
 
