@@ -124,3 +124,31 @@ def test_twins_can_fail():
     assert naive_agglomerative_savings(reqs, wmap) == 1
     total = sum(len(r) for r in reqs)
     assert total - naive_opt_free(reqs, wmap) == 2
+
+
+def test_array_copies_equal_slice_assignment():
+    """The loops kernels copy arrays with (no slice assignment: numba compiles that with a string
+    formatting error path) do what the slice assignment and np.diff do, in every dtype the
+    kernels pass, ranges at both ends included; off by one in a bound fails."""
+    from mptsearch._kernels.arrays import copy_into, copy_rows, diffs
+
+    rng = np.random.default_rng(0)
+    for dtype in (np.int64, np.uint64, np.int32, np.bool_):
+        src = rng.integers(0, 2, 9).astype(dtype) if dtype == np.bool_ else rng.integers(0, 1000, 9).astype(dtype)
+        for d0, s0, n in ((0, 0, 9), (2, 1, 5), (0, 4, 5), (6, 0, 3), (3, 3, 0)):
+            got, want = np.zeros(9, dtype), np.zeros(9, dtype)
+            copy_into(got, d0, src, s0, n)
+            want[d0:d0 + n] = src[s0:s0 + n]
+            assert np.array_equal(got, want), (dtype, d0, s0, n)
+    a = np.arange(10, dtype=np.int64) * 7  # one array, the source after the destination
+    copy_into(a, 1, a, 5, 4)
+    assert a.tolist() == [0, 35, 42, 49, 56, 35, 42, 49, 56, 63]
+    src = rng.integers(0, 100, (6, 3)).astype(np.int64)
+    for d0, s0, n in ((0, 0, 6), (1, 2, 4), (5, 0, 1)):
+        got, want = np.full((7, 3), -1, np.int64), np.full((7, 3), -1, np.int64)
+        copy_rows(got, d0, src, s0, n)
+        want[d0:d0 + n] = src[s0:s0 + n]
+        assert np.array_equal(got, want), (d0, s0, n)
+    for x in (np.array([3, 5, 5, 9], np.int64), np.array([4], np.int64), np.array([], np.int64),
+              np.array([0, 7, 2], np.int32)):
+        assert diffs(x).tolist() == np.diff(x).tolist()

@@ -9,6 +9,7 @@ the root ∅).
 import numpy as np
 
 from .._jit import njit
+from .arrays import copy_into
 
 __all__ = ["containment", "steiner_anneal"]
 
@@ -37,8 +38,8 @@ def containment(words, sizes):
                     cap *= 2
                     us2 = np.empty(cap, np.int64)
                     vs2 = np.empty(cap, np.int64)
-                    us2[:cnt] = us[:cnt]
-                    vs2[:cnt] = vs[:cnt]
+                    copy_into(us2, 0, us, 0, cnt)
+                    copy_into(vs2, 0, vs, 0, cnt)
                     us, vs = us2, vs2
                 us[cnt] = u
                 vs[cnt] = v
@@ -112,6 +113,6 @@ def steiner_anneal(used0, fixed, wt, sub_ptr, sub_idx, sup_ptr, sup_idx, steps, 
             cost += delta
             if cost < best_cost:
                 best_cost = cost
-                best_used[:] = used
+                copy_into(best_used, 0, used, 0, len(used))
         temp *= ratio
     return best_used, best_cost

@@ -31,6 +31,7 @@ import numpy as np
 from .._jit import njit
 
 from .._bits import ctz, popcount
+from .._kernels.arrays import copy_into, copy_rows
 from .space import MAX_N, EnumClass
 
 __all__ = ["EnumClass", "allowed_requests", "split_pieces", "generate_piece", "count_class",
@@ -246,13 +247,13 @@ def _generate(prefix, mlo, mhi, elo, n, E, blk_lo, blk_hi, nw, emit_root, store,
             if rows == out.shape[0]:
                 grown = 2 * rows + 16
                 bigger = np.zeros((grown, out.shape[1]), dtype=np.int64)
-                bigger[:rows] = out[:rows]
+                copy_rows(bigger, 0, out, 0, rows)
                 out = bigger
                 biggerm = np.zeros(grown, dtype=np.int64)
-                biggerm[:rows] = outm[:rows]
+                copy_into(biggerm, 0, outm, 0, rows)
                 outm = biggerm
                 biggerp = np.zeros(grown, dtype=np.int64)
-                biggerp[:rows] = outp[:rows]
+                copy_into(biggerp, 0, outp, 0, rows)
                 outp = biggerp
             for a in range(d):
                 out[rows, a] = fam[a]
@@ -292,10 +293,10 @@ def _children_batch(prefixes, d, n, E, blk_lo, blk_hi, nw):
             if _is_canonical(fam, d + 1, member, n, E, blk_lo, blk_hi, sigma, cand, alw):
                 if rows == out.shape[0]:
                     bigger = np.zeros((2 * rows, d + 1), dtype=np.int64)
-                    bigger[:rows] = out[:rows]
+                    copy_rows(bigger, 0, out, 0, rows)
                     out = bigger
                     biggerp = np.zeros(2 * rows, dtype=np.int64)
-                    biggerp[:rows] = par[:rows]
+                    copy_into(biggerp, 0, par, 0, rows)
                     par = biggerp
                 for a in range(d):
                     out[rows, a] = prefixes[b, a]

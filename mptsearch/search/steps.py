@@ -14,6 +14,7 @@ from numba.core.errors import NumbaWarning
 from .._jit import njit
 
 from .._bits import popcount
+from .._kernels.arrays import copy_into
 from .._kernels.halt import arm, clock, unfinished
 from .objective import OBJECTIVES, RATIO, objective_other, objective_ratio
 
@@ -194,7 +195,7 @@ def _better(a_num, a_den, b_num, b_den):
 @njit(cache=True, inline="always")
 def _keep(src, m, dst):
     dst[:] = 0
-    dst[:m] = src[:m]
+    copy_into(dst, 0, src, 0, m)
 
 
 def _steps_kernel(ratio):
@@ -239,7 +240,7 @@ def _steps_kernel(ratio):
             c.evaluations += 1
             c.num, c.den, c.best_num, c.best_den, c.best_m = num, den, num, den, m
             _keep(req, m, best_req)
-            best_wts[:] = wts
+            copy_into(best_wts, 0, wts, 0, len(wts))
         cur = c.num / c.den if c.den else np.inf
         step = c.step
         stop = min(c.length, step + nsteps)
@@ -274,7 +275,7 @@ def _steps_kernel(ratio):
             if viol:
                 if c.violations == 0:
                     _keep(req, m, viol_req)
-                    viol_wts[:] = wts
+                    copy_into(viol_wts, 0, wts, 0, len(wts))
                 c.violations += 1
             new = num / den if den else np.inf
             if new >= cur or _uniform(rng) < np.exp((new - cur) / temp):
@@ -284,7 +285,7 @@ def _steps_kernel(ratio):
                 if _better(num, den, c.best_num, c.best_den):
                     c.best_num, c.best_den, c.best_m = num, den, m
                     _keep(req, m, best_req)
-                    best_wts[:] = wts
+                    copy_into(best_wts, 0, wts, 0, len(wts))
             else:
                 m = _undo(kind, i, old, oldw, req, wts, m)
         c.step = step

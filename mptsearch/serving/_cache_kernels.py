@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from .._jit import njit
 
+from .._kernels.arrays import copy_into
 from ._greedy_kernels import _pop, _push
 from ._sparse_kernels import common_prefix
 
@@ -41,7 +42,7 @@ def trie_nodes(indptr, seq, order):
         e = indptr[r + 1]
         t = common_prefix(indptr, seq, prev, r)
         if t:
-            node_of[s:s + t] = node_of[indptr[prev]:indptr[prev] + t]
+            copy_into(node_of, s, node_of, indptr[prev], t)  # another row's ids: no overlap
         for p in range(s + t, e):
             parent[nv] = node_of[p - 1] if p > s else 0
             depth[nv] = p - s + 1
@@ -93,7 +94,7 @@ def _dfs_weight(block, deep, parent, chunk, mark, out, k0):
             if mark[v] == 0:
                 if ns == len(nodes):
                     bigger = np.empty(2 * ns, dtype=np.int64)
-                    bigger[:ns] = nodes[:ns]
+                    copy_into(bigger, 0, nodes, 0, ns)
                     nodes = bigger
                 nodes[ns] = v
                 ns += 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from .._jit import njit
 
+from .._kernels.arrays import copy_into
 from ._sparse_kernels import _coldest_first, _inter_weight
 
 
@@ -40,7 +41,7 @@ def nn_chain(indptr, idx, w, n, cap, max_cut=1 << 30):
     pool = np.empty(2 * nnz + 1, dtype=np.int32)
     start = np.zeros(C, dtype=np.int64)
     length = np.zeros(C, dtype=np.int64)
-    pool[:nnz] = idx[:nnz]
+    copy_into(pool, 0, idx, 0, nnz)
     for i in range(m):
         start[i] = indptr[i]
         length[i] = indptr[i + 1] - indptr[i]

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from .._bits import prefetch
 from .._jit import njit
+from .._kernels.arrays import copy_into, copy_rows
 from ._sparse_kernels import empty_slots, put
 
 __all__ = ["scan_lines", "keep_bytes", "gather", "distinct", "label_order", "label_keys", "settle_runs", "new_table",
@@ -258,9 +259,9 @@ def grow(table, lab, nlab):
             i = table[k, 1] & mask
             while out[i, 0] >= 0:
                 i = (i + 1) & mask
-            out[i] = table[k]
+            copy_rows(out, i, table, k, 1)
     rows = np.zeros((_LOAD * cap // 4 + 1, 3), dtype=np.int64)
-    rows[:nlab] = lab[:nlab]
+    copy_rows(rows, 0, lab, 0, nlab)
     return out, rows
 
 
@@ -700,7 +701,7 @@ def settle_runs(buf, starts, lengths, key, a):
             for u in range(lo, hi):
                 sub[u - lo] = _key8(buf, starts[a[u]], lengths[a[u]], off)
             srt = np.argsort(sub)
-            a[lo:hi] = a[lo:hi][srt]
+            copy_into(a, lo, a[lo:hi][srt], 0, hi - lo)
             for u in range(lo, hi):
                 key[a[u]] = sub[srt[u - lo]]
         i = lo

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from .._bits import prefetch
 from .._jit import njit
+from .._kernels.arrays import copy_into, diffs
 
 # ---------------------------------------------------------------------------------------------
 # lexicographic order of sequences (a prefix before its extensions): the DFS order of a trie
@@ -72,8 +73,8 @@ def settle_row_runs(indptr, seq, ks, a, bits, per):
             for u in range(lo, hi):
                 sub[u - lo] = _row_key(indptr, seq, a[u], off, bits, per)
             srt = np.argsort(sub)  # ties are settled below (by row number at the latest)
-            a[lo:hi] = a[lo:hi][srt]
-            ks[lo:hi] = sub[srt]
+            copy_into(a, lo, a[lo:hi][srt], 0, hi - lo)
+            copy_into(ks, lo, sub[srt], 0, hi - lo)
         i = lo
         while i < hi:
             j = i + 1
@@ -82,7 +83,7 @@ def settle_row_runs(indptr, seq, ks, a, bits, per):
             if j - i > 1:
                 ended = (ks[i] & low) == 0  # the key's last id is past the rows' end: equal rows
                 if ended or j - i <= 16:
-                    a[i:j] = np.sort(a[i:j])
+                    copy_into(a, i, np.sort(a[i:j]), 0, j - i)
                     if not ended:
                         for u in range(i + 1, j):  # insertion sort: stable, and quick on short runs
                             x = a[u]
@@ -379,9 +380,9 @@ def partner_upper(indptr, idx, w, cptr, cidx, cap):
         if indptr[i + 1] - indptr[i] > kmax:
             kmax = indptr[i + 1] - indptr[i]
     order = np.empty(kmax, dtype=np.int64)
-    deg = np.diff(cptr)
+    deg = diffs(cptr)
     rstart = indptr[:-1].copy()
-    rlen = np.diff(indptr)
+    rlen = diffs(indptr)
     for i in range(m):
         s, e = indptr[i], indptr[i + 1]
         k = e - s
