@@ -248,15 +248,17 @@ def test_the_level_wise_rules_stop_at_their_deadline(rule):
 
     lay, note, full = timed(None)
     assert note == ""
-    lay, note, took = cut(0.02, min(0.5 * full, 0.02 + 2.0))
-    assert took < min(0.5 * full, 0.02 + 2.0), (took, full)
+    bound = min(0.5 * full, 0.02 + 2.0)
+    lay, note, took = cut(0.02, bound)
+    assert took < bound, (took, full)
     assert "cut short by the time limit" in note and f"of {tr.m} distinct rows" in note
     assert _is_permutation_of_lines(tr, lay)
     # a deadline inside the rule's run, not only before its first clock reading: 30% of the full
     # run's CPU away (wall time reaches it after at most that much CPU), so a rule reading the
     # clock rarely once started would run on to the end
-    lay, note, took = cut(0.3 * full, 0.6 * full)
-    assert took < 0.6 * full, (took, full)
+    bound = 0.6 * full
+    lay, note, took = cut(0.3 * full, bound)
+    assert took < bound, (took, full)
     assert "cut short by the time limit" in note and _is_permutation_of_lines(tr, lay)
 
 
