@@ -194,8 +194,8 @@ def _better(a_num, a_den, b_num, b_den):
 
 @njit(cache=True, inline="always")
 def _keep(src, m, dst):
-    dst[:] = 0
     copy_into(dst, 0, src, 0, m)
+    dst[m:] = 0
 
 
 def _steps_kernel(ratio):

@@ -375,14 +375,13 @@ def partner_upper(indptr, idx, w, cptr, cidx, cap):
     m = len(indptr) - 1
     out = np.zeros(m, dtype=np.int64)
     mark = np.zeros(m, dtype=np.int64)
-    kmax = 0
-    for i in range(m):
-        if indptr[i + 1] - indptr[i] > kmax:
-            kmax = indptr[i + 1] - indptr[i]
-    order = np.empty(kmax, dtype=np.int64)
     deg = diffs(cptr)
     rstart = indptr[:-1].copy()
     rlen = diffs(indptr)
+    kmax = 0
+    for i in range(m):
+        kmax = max(kmax, rlen[i])
+    order = np.empty(kmax, dtype=np.int64)
     for i in range(m):
         s, e = indptr[i], indptr[i + 1]
         k = e - s
